@@ -1,0 +1,76 @@
+#include "engine_verbs.h"
+
+#include "demo_data.h"
+#include "runtime_info.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <sstream>
+
+namespace lathe::cli {
+namespace {
+
+void addInfo(CLI::App &app, CliContext &context)
+{
+    CLI::App *info = app.add_subcommand("info", "Show library versions and the compute devices found");
+    info->callback([&context] {
+        context.action = [&context] {
+            engine::configureTorchThreads();
+            const engine::RuntimeInfo r = engine::runtimeInfo();
+            const nlohmann::json doc = {{"lathe", r.lathe},
+                                        {"libtorch", r.libtorch},
+                                        {"opencv", r.opencv},
+                                        {"libjpeg_turbo", r.libjpegTurbo},
+                                        {"torch_threads", r.torchThreads},
+                                        {"cuda_devices", r.cudaDevices}};
+            std::ostringstream text;
+            text << "Lathe          " << r.lathe << "\nLibTorch       " << r.libtorch << "\nOpenCV         "
+                 << r.opencv << "\nlibjpeg-turbo  " << r.libjpegTurbo << "\nTorch threads  " << r.torchThreads
+                 << "\nCUDA devices   " << r.cudaDevices << '\n';
+            context.print(doc, text.str());
+            return 0;
+        };
+    });
+}
+
+void addDemoData(CLI::App &app, CliContext &context)
+{
+    auto options = std::make_shared<engine::DemoDataOptions>();
+    CLI::App *cmd = app.add_subcommand(
+        "demo-data", "Write real Fashion-MNIST images (Debian's dataset-fashion-mnist) as PNG class folders: "
+                     "OUT_DIR/train/<class>/*.png and OUT_DIR/test/<class>/*.png");
+    cmd->add_option("OUT_DIR", options->outDir, "New or empty folder to write")->required();
+    cmd->add_option("--per-class", options->perClass, "Training images per class")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 6000));
+    cmd->add_option("--test-per-class", options->testPerClass, "Test images per class (0: no test split)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000));
+    cmd->add_option("--source", options->sourceDir, "Folder holding the Fashion-MNIST IDX files")
+        ->capture_default_str();
+    cmd->callback([&context, options] {
+        context.action = [&context, options] {
+            const engine::DemoDataResult r = engine::writeDemoData(*options);
+            const nlohmann::json doc = {{"out_dir", r.outDir},
+                                        {"classes", r.classes},
+                                        {"train_images", r.trainImages},
+                                        {"test_images", r.testImages}};
+            std::ostringstream text;
+            text << "Wrote " << r.trainImages << " training and " << r.testImages << " test images of "
+                 << r.classes.size() << " Fashion-MNIST classes to " << r.outDir << '\n';
+            context.print(doc, text.str());
+            return 0;
+        };
+    });
+}
+
+} // namespace
+
+void addEngineVerbs(CLI::App &app, CliContext &context)
+{
+    addInfo(app, context);
+    addDemoData(app, context);
+}
+
+} // namespace lathe::cli

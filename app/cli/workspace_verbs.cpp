@@ -1,0 +1,124 @@
+#include "workspace_verbs.h"
+
+#include "demo_project_job.h"
+#include "project.h"
+
+#include <CLI/CLI.hpp>
+#include <QVariantMap>
+
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+namespace lathe::cli {
+namespace {
+
+using workspace::DemoProjectJob;
+using workspace::Project;
+
+nlohmann::json projectJson(Project &project)
+{
+    return {{"folder", project.folder().toStdString()},
+            {"name", project.name().toStdString()},
+            {"schema_version", project.schemaVersion()},
+            {"created", project.meta(QStringLiteral("created")).toStdString()},
+            {"datasets_dir", project.datasetsDir().toStdString()},
+            {"runs_dir", project.runsDir().toStdString()},
+            {"exports_dir", project.exportsDir().toStdString()}};
+}
+
+std::string projectText(const nlohmann::json &doc)
+{
+    std::ostringstream text;
+    text << "Project  " << doc["name"].get<std::string>() << "\nFolder   " << doc["folder"].get<std::string>()
+         << "\nSchema   " << doc["schema_version"].get<int>() << "\nCreated  " << doc["created"].get<std::string>()
+         << '\n';
+    return text.str();
+}
+
+void addProject(CLI::App &app, CliContext &context)
+{
+    CLI::App *project = app.add_subcommand("project", "Create or inspect a Lathe project folder");
+    project->require_subcommand(1);
+
+    auto folder = std::make_shared<std::string>();
+    auto name = std::make_shared<std::string>();
+    CLI::App *create = project->add_subcommand("create", "Create a new project in a new or empty folder");
+    create->add_option("DIR", *folder, "Project folder")->required();
+    create->add_option("--name", *name, "Project name (default: the folder's name)");
+    create->callback([&context, folder, name] {
+        context.action = [&context, folder, name] {
+            auto p = Project::create(QString::fromStdString(*folder), QString::fromStdString(*name));
+            const nlohmann::json doc = projectJson(*p);
+            context.print(doc, "Created\n" + projectText(doc));
+            return 0;
+        };
+    });
+
+    CLI::App *info = project->add_subcommand("info", "Open a project and describe it");
+    info->add_option("DIR", *folder, "Project folder")->required();
+    info->callback([&context, folder] {
+        context.action = [&context, folder] {
+            auto p = Project::open(QString::fromStdString(*folder));
+            const nlohmann::json doc = projectJson(*p);
+            context.print(doc, projectText(doc));
+            return 0;
+        };
+    });
+}
+
+void addDemo(CLI::App &app, CliContext &context)
+{
+    auto params = std::make_shared<DemoProjectJob::Params>();
+    auto root = std::make_shared<std::string>(DemoProjectJob::defaultRoot().toStdString());
+    CLI::App *demo = app.add_subcommand("demo", "Run the demo headless: build the Fashion-MNIST demo project and "
+                                                "report what the workbench can do with it so far");
+    demo->add_option("--dir", *root, "Folder for the demo images and project")->capture_default_str();
+    demo->add_option("--per-class", params->perClass, "Training images per class")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 6000));
+    demo->add_option("--test-per-class", params->testPerClass, "Test images per class")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000));
+    demo->callback([&context, params, root] {
+        context.action = [&context, params, root] {
+            params->root = QString::fromStdString(*root);
+            DemoProjectJob job(*params);
+            job.run(); // this thread: the CLI has nothing else to do meanwhile
+            if (job.state() != workspace::Job::State::Finished)
+                throw std::runtime_error(job.errorMessage().toStdString());
+            const QVariantMap r = job.result().toMap();
+            nlohmann::json classes = nlohmann::json::array();
+            for (const QString &c : r[QStringLiteral("classes")].toStringList())
+                classes.push_back(c.toStdString());
+            const nlohmann::json notYet = {"import and validation", "shards", "training", "evaluation", "export"};
+            const nlohmann::json doc = {{"project", r[QStringLiteral("project")].toString().toStdString()},
+                                        {"images", r[QStringLiteral("images")].toString().toStdString()},
+                                        {"classes", classes},
+                                        {"train_images", r[QStringLiteral("train")].toInt()},
+                                        {"test_images", r[QStringLiteral("test")].toInt()},
+                                        {"reused", r[QStringLiteral("reused")].toBool()},
+                                        {"not_yet_available", notYet}};
+            std::ostringstream text;
+            text << "Lathe demo\n"
+                 << "  Images:  " << doc["images"].get<std::string>() << " (" << doc["train_images"].get<int>()
+                 << " training and " << doc["test_images"].get<int>() << " test PNGs, " << classes.size()
+                 << " Fashion-MNIST classes" << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
+                 << "  Project: " << doc["project"].get<std::string>() << "\n"
+                 << "The demo stops here: import and validation, shards, training, evaluation and export are "
+                    "not built yet.\n";
+            context.print(doc, text.str());
+            return 0;
+        };
+    });
+}
+
+} // namespace
+
+void addWorkspaceVerbs(CLI::App &app, CliContext &context)
+{
+    addProject(app, context);
+    addDemo(app, context);
+}
+
+} // namespace lathe::cli

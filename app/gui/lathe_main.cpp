@@ -1,0 +1,65 @@
+// lathe: the desktop workbench.
+#include "demo_project_job.h"
+#include "main_window.h"
+#include "runtime_info.h"
+#include "settings.h"
+#include "theme.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTranslator>
+
+namespace {
+
+// Our strings from the embedded .qm files, Qt's own (dialog buttons) from Qt's folder.
+void installTranslators(QApplication &app, const QString &language)
+{
+    const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
+    QLocale::setDefault(locale);
+    auto *ours = new QTranslator(&app);
+    if (ours->load(locale, QStringLiteral("lathe"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        QApplication::installTranslator(ours);
+    auto *qt = new QTranslator(&app);
+    if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(qt);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Lathe"));
+    QApplication::setApplicationName(QStringLiteral("lathe"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Lathe"));
+    QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Lathe: a workbench for training image classifiers"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Build the Fashion-MNIST demo project and open it"));
+    const QCommandLineOption demoDir(QStringLiteral("demo-dir"), QStringLiteral("Folder for the demo (default: %1)")
+                                                                     .arg(lathe::workspace::DemoProjectJob::defaultRoot()),
+                                     QStringLiteral("DIR"));
+    const QCommandLineOption language(QStringLiteral("language"), QStringLiteral("Override the language (en, zh_CN)"),
+                                      QStringLiteral("LOCALE"));
+    parser.addOptions({demo, demoDir, language});
+    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project folder to open"));
+    parser.process(app);
+
+    lathe::workspace::Settings settings;
+    installTranslators(app, parser.isSet(language) ? parser.value(language) : settings.language());
+    lathe::ui::applyTheme(settings.theme());
+    lathe::engine::configureTorchThreads();
+
+    lathe::ui::MainWindow window(&settings);
+    window.show();
+    if (parser.isSet(demo) || parser.isSet(demoDir))
+        window.startDemo(parser.isSet(demoDir) ? parser.value(demoDir) : lathe::workspace::DemoProjectJob::defaultRoot());
+    else if (!parser.positionalArguments().isEmpty())
+        window.openProject(parser.positionalArguments().constFirst());
+    return app.exec();
+}

@@ -1,0 +1,34 @@
+# One INTERFACE target carries the language level, warnings and defines for all Lathe code.
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+# ccache, told to accept precompiled headers (otherwise every PCH user is a cache miss).
+find_program(LATHE_CCACHE ccache)
+if(LATHE_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;CCACHE_MAXSIZE=8G;${LATHE_CCACHE}")
+endif()
+
+add_library(lathe_common INTERFACE)
+add_library(Lathe::Common ALIAS lathe_common)
+target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-parameter)
+target_compile_definitions(lathe_common INTERFACE
+  QT_NO_KEYWORDS
+  QT_NO_CAST_FROM_ASCII
+  QT_NO_NARROWING_CONVERSIONS_IN_CONNECT
+  QT_DISABLE_DEPRECATED_BEFORE=0x060400
+  LATHE_VERSION="${PROJECT_VERSION}")
+
+# Test helper: one executable per test source, registered with ctest.
+function(lathe_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;ENV;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
+endfunction()

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+namespace lathe::engine {
+
+// A cancel flag shared between whoever asks for cancellation and the worker that polls it.
+// Copies share the same flag.
+class CancelToken
+{
+public:
+    CancelToken()
+        : m_flag(std::make_shared<std::atomic<bool>>(false))
+    {
+    }
+
+    void cancel() const { m_flag->store(true, std::memory_order_relaxed); }
+    bool isCancelled() const { return m_flag->load(std::memory_order_relaxed); }
+
+private:
+    std::shared_ptr<std::atomic<bool>> m_flag;
+};
+
+} // namespace lathe::engine

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "job.h"
+
+namespace lathe::workspace {
+
+// Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist and
+// a Lathe project in ROOT/project that records where they are. Existing parts are reused,
+// so running it again is quick. Result: a QVariantMap with project, images, classes,
+// train, test and reused.
+class DemoProjectJob : public Job
+{
+    Q_OBJECT
+
+public:
+    struct Params
+    {
+        QString root;
+        int perClass = 100;
+        int testPerClass = 20;
+        QString sourceDir; // empty: Debian's dataset-fashion-mnist location
+    };
+
+    explicit DemoProjectJob(Params params, QObject *parent = nullptr);
+
+    static QString defaultRoot();
+    static QString projectFolder(const QString &root);
+    static QString imagesFolder(const QString &root);
+
+protected:
+    QVariant execute() override;
+
+private:
+    const Params m_params;
+};
+
+} // namespace lathe::workspace

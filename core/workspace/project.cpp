@@ -1,0 +1,229 @@
+#include "project.h"
+
+#include "schema_migrations.h"
+#include "workspace_error.h"
+
+#include <QAtomicInteger>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace lathe::workspace {
+namespace {
+
+QString newConnectionName()
+{
+    static QAtomicInteger<int> counter;
+    return QStringLiteral("lathe-project-%1").arg(counter.fetchAndAddRelaxed(1));
+}
+
+const QStringList &subfolders()
+{
+    static const QStringList names = {QStringLiteral("datasets"), QStringLiteral("runs"), QStringLiteral("exports")};
+    return names;
+}
+
+// The 16-byte header every SQLite 3 database starts with.
+bool hasSqliteHeader(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    return file.read(16) == QByteArray("SQLite format 3\0", 16);
+}
+
+QSqlDatabase addConnection(const QString &connection, const QString &path)
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+    db.setDatabaseName(path);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    return db;
+}
+
+int pragmaInt(QSqlDatabase &db, const QString &pragma)
+{
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("PRAGMA ") + pragma) || !query.next())
+        return -1;
+    return query.value(0).toInt();
+}
+
+} // namespace
+
+Project::Project(const QString &folder, const QString &connection)
+    : m_folder(folder)
+    , m_connection(connection)
+{
+}
+
+Project::~Project()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connection);
+}
+
+bool Project::isProjectFolder(const QString &folder)
+{
+    return QFileInfo(QDir(folder).filePath(QString::fromLatin1(kDatabaseFile))).isFile();
+}
+
+std::unique_ptr<Project> Project::create(const QString &folder, const QString &name)
+{
+    const QString path = QDir::cleanPath(QDir(folder).absolutePath());
+    QDir dir(path);
+    if (QFileInfo(path).exists() && !QFileInfo(path).isDir())
+        throw WorkspaceError(tr("%1: exists and is not a folder").arg(path));
+    if (dir.exists() && !dir.isEmpty())
+        throw WorkspaceError(tr("%1: the folder is not empty; a new project needs a new or empty folder").arg(path));
+    if (!dir.mkpath(QStringLiteral(".")))
+        throw WorkspaceError(tr("%1: cannot create the folder").arg(path));
+
+    std::unique_ptr<Project> project(new Project(path, newConnectionName()));
+    QSqlDatabase db = addConnection(project->m_connection, project->databasePath());
+    if (!db.open())
+        throw WorkspaceError(tr("%1: cannot create the database (%2)").arg(project->databasePath(), db.lastError().text()));
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA application_id = %1").arg(kApplicationId));
+    project->configureConnection();
+    migrate(db, projectMigrations(), project->databasePath());
+    project->createSubfolders();
+    project->setMeta(QStringLiteral("name"), name.isEmpty() ? QFileInfo(path).fileName() : name);
+    project->setMeta(QStringLiteral("created"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    project->setMeta(QStringLiteral("created_by"), QStringLiteral(LATHE_VERSION));
+    return project;
+}
+
+std::unique_ptr<Project> Project::open(const QString &folder)
+{
+    const QString path = QDir::cleanPath(QDir(folder).absolutePath());
+    if (!QFileInfo(path).isDir())
+        throw WorkspaceError(tr("%1: folder not found").arg(path));
+    const QString dbPath = QDir(path).filePath(QString::fromLatin1(kDatabaseFile));
+    const QFileInfo dbInfo(dbPath);
+    if (!dbInfo.exists())
+        throw WorkspaceError(tr("%1: not a Lathe project (it has no %2)").arg(path, QString::fromLatin1(kDatabaseFile)));
+    if (!dbInfo.isReadable())
+        throw WorkspaceError(tr("%1: no permission to read the file").arg(dbPath));
+    // Refuse damaged files before SQLite sees them: SQLite would treat a zero-byte file as a
+    // new empty database, and we must not write into something that is not ours.
+    if (dbInfo.size() == 0 || !hasSqliteHeader(dbPath))
+        throw WorkspaceError(tr("%1: the file is damaged or is not a SQLite database; it was left untouched").arg(dbPath));
+
+    std::unique_ptr<Project> project(new Project(path, newConnectionName()));
+    QSqlDatabase db = addConnection(project->m_connection, dbPath);
+    if (!db.open())
+        throw WorkspaceError(tr("%1: cannot open the database (%2)").arg(dbPath, db.lastError().text()));
+
+    // Read-only checks first: nothing is written until we know the file is ours and not newer.
+    const int version = lathe::workspace::schemaVersion(db, dbPath);
+    const int appId = pragmaInt(db, QStringLiteral("application_id"));
+    if (appId != kApplicationId)
+        throw WorkspaceError(tr("%1: a SQLite database of another program, not a Lathe project; it was left untouched")
+                                 .arg(dbPath));
+    const int newest = projectMigrations().back().version;
+    if (version > newest)
+        throw WorkspaceError(tr("%1: written by a newer version of Lathe (schema %2; this version reads up to %3). "
+                                "Update Lathe to open it; the project was left untouched.")
+                                 .arg(dbPath)
+                                 .arg(version)
+                                 .arg(newest));
+    QSqlQuery check(db);
+    if (!check.exec(QStringLiteral("PRAGMA quick_check")) || !check.next()
+        || check.value(0).toString() != QStringLiteral("ok"))
+        throw WorkspaceError(tr("%1: the database is damaged (%2); it was left untouched")
+                                 .arg(dbPath, check.lastError().isValid() ? check.lastError().text()
+                                                                          : check.value(0).toString()));
+    check.finish();
+
+    project->configureConnection();
+    migrate(db, projectMigrations(), dbPath);
+    project->createSubfolders();
+    return project;
+}
+
+void Project::configureConnection()
+{
+    QSqlDatabase db = database();
+    QSqlQuery query(db);
+    // WAL: readers never block the writer and a killed process leaves a consistent file.
+    if (!query.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !query.next()
+        || query.value(0).toString().compare(QStringLiteral("wal"), Qt::CaseInsensitive) != 0)
+        throw WorkspaceError(tr("%1: cannot switch the database to WAL mode (%2)")
+                                 .arg(databasePath(), query.lastError().text()));
+    query.exec(QStringLiteral("PRAGMA synchronous = NORMAL"));
+    if (!query.exec(QStringLiteral("PRAGMA foreign_keys = ON")))
+        throw WorkspaceError(tr("%1: cannot enable foreign keys (%2)").arg(databasePath(), query.lastError().text()));
+}
+
+void Project::createSubfolders() const
+{
+    QDir dir(m_folder);
+    for (const QString &sub : subfolders()) {
+        if (!dir.mkpath(sub))
+            throw WorkspaceError(tr("%1: cannot create the folder").arg(dir.filePath(sub)));
+    }
+}
+
+QString Project::databasePath() const
+{
+    return QDir(m_folder).filePath(QString::fromLatin1(kDatabaseFile));
+}
+
+QString Project::datasetsDir() const
+{
+    return QDir(m_folder).filePath(subfolders().at(0));
+}
+
+QString Project::runsDir() const
+{
+    return QDir(m_folder).filePath(subfolders().at(1));
+}
+
+QString Project::exportsDir() const
+{
+    return QDir(m_folder).filePath(subfolders().at(2));
+}
+
+QString Project::name() const
+{
+    return meta(QStringLiteral("name"), QFileInfo(m_folder).fileName());
+}
+
+int Project::schemaVersion()
+{
+    QSqlDatabase db = database();
+    return lathe::workspace::schemaVersion(db, databasePath());
+}
+
+QSqlDatabase Project::database() const
+{
+    return QSqlDatabase::database(m_connection, false);
+}
+
+QString Project::meta(const QString &key, const QString &fallback) const
+{
+    QSqlQuery query(database());
+    query.prepare(QStringLiteral("SELECT value FROM project_meta WHERE key = ?"));
+    query.addBindValue(key);
+    if (query.exec() && query.next())
+        return query.value(0).toString();
+    return fallback;
+}
+
+void Project::setMeta(const QString &key, const QString &value)
+{
+    QSqlQuery query(database());
+    query.prepare(QStringLiteral("INSERT INTO project_meta(key, value) VALUES(?, ?) "
+                                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+    query.addBindValue(key);
+    query.addBindValue(value);
+    if (!query.exec())
+        throw WorkspaceError(tr("%1: cannot write to the database (%2)").arg(databasePath(), query.lastError().text()));
+}
+
+} // namespace lathe::workspace

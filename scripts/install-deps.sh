@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one list of Debian packages Lathe needs to build, run and test.
+# Idempotent: when everything is present it only asks dpkg and exits (well under a second).
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  cmake ninja-build g++ ccache pkg-config libgtest-dev
+  # Qt 6 (widgets, SQL with the SQLite driver, tools, linguist) and plotting
+  qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  libqt6sql6-sqlite libgl-dev libqcustomplot-dev
+  # LibTorch (CPU) and c10d's Gloo backend; the threaded OpenBLAS (the reference BLAS is ~15x slower)
+  libtorch-dev libgloo-dev libopenblas0-pthread
+  # images
+  libopencv-dev libturbojpeg0-dev
+  # storage, formats, CLI
+  zlib1g-dev libsqlite3-dev libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
+  # real data for the demo and the tests
+  dataset-fashion-mnist
+  # GUI tests and screenshots without a display; fonts that cover Chinese
+  xvfb xauth x11-apps imagemagick fonts-wqy-microhei qt6-translations-l10n
+)
+
+# One dpkg-query for the whole list; packages dpkg has never seen are reported on stderr.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${PACKAGES[@]}" 2>/dev/null | awk '/install ok installed/ {print $1}' || true)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  grep -qx -- "$p" <<<"$installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+# Refresh the package lists only when a first install attempt cannot find a package.
+if ! $SUDO apt-get install -y --no-install-recommends "${missing[@]}"; then
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi

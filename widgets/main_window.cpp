@@ -1,0 +1,358 @@
+#include "main_window.h"
+
+#include "about_dialog.h"
+#include "demo_project_job.h"
+#include "job_manager.h"
+#include "jobs_panel.h"
+#include "new_project_dialog.h"
+#include "placeholder_page.h"
+#include "project.h"
+#include "settings.h"
+#include "theme.h"
+#include "welcome_page.h"
+#include "workspace_error.h"
+
+#include <QAbstractButton>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QVariantMap>
+
+namespace lathe::ui {
+
+using workspace::DemoProjectJob;
+using workspace::Job;
+using workspace::Project;
+using workspace::WorkspaceError;
+
+MainWindow::MainWindow(workspace::Settings *settings, QWidget *parent)
+    : QMainWindow(parent)
+    , m_settings(settings)
+    , m_jobs(new workspace::JobManager(2, this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    resize(1280, 800);
+    buildPages();
+    buildJobsDock();
+    buildMenus();
+
+    m_projectLabel = new QLabel(this);
+    m_jobsLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_projectLabel);
+    statusBar()->addPermanentWidget(m_jobsLabel);
+    connect(m_jobs, &workspace::JobManager::activeCountChanged, this, [this](int active) {
+        m_jobsLabel->setText(active == 0 ? QString() : tr("%n job(s) running", nullptr, active));
+        if (active == 0 && m_closeWhenIdle)
+            close();
+    });
+
+    restoreGeometry(m_settings->windowGeometry());
+    restoreState(m_settings->windowState());
+    updateTitle();
+    statusBar()->showMessage(tr("Ready"), 3000);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildPages()
+{
+    m_central = new QStackedWidget(this);
+    m_welcome = new WelcomePage(m_central);
+    m_welcome->setRecentProjects(m_settings->recentProjects());
+    connect(m_welcome, &WelcomePage::newProjectRequested, this, &MainWindow::askNewProject);
+    connect(m_welcome, &WelcomePage::openProjectRequested, this, &MainWindow::askOpenProject);
+    connect(m_welcome, &WelcomePage::demoRequested, this, [this] { startDemo(DemoProjectJob::defaultRoot()); });
+    connect(m_welcome, &WelcomePage::recentProjectRequested, this, &MainWindow::openProject);
+
+    m_workbench = new QWidget(m_central);
+    m_pageList = new QListWidget(m_workbench);
+    m_pageList->setObjectName(QStringLiteral("pageList"));
+    m_pageList->setFixedWidth(170);
+    m_pages = new QStackedWidget(m_workbench);
+
+    const QList<QPair<QString, QString>> pages = {
+        {tr("Data"), tr("Import a folder of images with one sub-folder per class (or train/val/test splits "
+                        "above them), validate every file with a precise reason for each one rejected, "
+                        "convert to record shards and inspect the data: thumbnails, class balance, image "
+                        "sizes and duplicates.")},
+        {tr("Model"), tr("Choose a pretrained backbone (ResNet, EfficientNet, MobileNetV3, ConvNeXt, ViT), "
+                         "load its weights, replace the head for your classes and decide which layers train.")},
+        {tr("Train"), tr("Set augmentation, optimiser, learning-rate schedule, mixed precision and devices, "
+                         "then train on background threads with live loss and accuracy curves, checkpoints and "
+                         "resume after a crash.")},
+        {tr("Runs"), tr("Compare runs side by side, read their curves and configurations, and manage their "
+                        "checkpoints.")},
+        {tr("Evaluate"), tr("Per-class metrics, a confusion matrix you can click through to the misclassified "
+                            "images, calibration, Grad-CAM and predictions on new images.")},
+        {tr("Export"), tr("One-click export to ONNX (FP32, FP16, INT8), TorchScript and safetensors, each "
+                          "verified in an independent runtime.")},
+    };
+    for (const auto &[title, willHold] : pages) {
+        m_pageList->addItem(title);
+        m_pages->addWidget(new PlaceholderPage(title, willHold, m_pages));
+    }
+    connect(m_pageList, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    m_pageList->setCurrentRow(0);
+
+    auto *layout = new QHBoxLayout(m_workbench);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_pageList);
+    layout->addWidget(m_pages, 1);
+
+    m_central->addWidget(m_welcome);
+    m_central->addWidget(m_workbench);
+    setCentralWidget(m_central);
+}
+
+void MainWindow::buildJobsDock()
+{
+    m_jobsPanel = new JobsPanel(m_jobs, this);
+    m_jobsDock = new QDockWidget(tr("Jobs"), this);
+    m_jobsDock->setObjectName(QStringLiteral("jobsDock"));
+    m_jobsDock->setWidget(m_jobsPanel);
+    m_jobsDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::BottomDockWidgetArea, m_jobsDock);
+    connect(m_jobs, &workspace::JobManager::jobAdded, m_jobsDock, &QDockWidget::show);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New Project…"), QKeySequence::New, this, &MainWindow::askNewProject);
+    file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::askOpenProject);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Create &Demo Project"), this, [this] { startDemo(DemoProjectJob::defaultRoot()); });
+    m_closeProjectAction = file->addAction(tr("&Close Project"), this, &MainWindow::closeProject);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    refreshRecentMenu();
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_jobsDock->toggleViewAction());
+    QMenu *themeMenu = view->addMenu(tr("&Theme"));
+    auto *themes = new QActionGroup(this);
+    const QList<QPair<QString, QString>> themeNames = {
+        {QStringLiteral("system"), tr("System")}, {QStringLiteral("light"), tr("Light")}, {QStringLiteral("dark"), tr("Dark")}};
+    for (const auto &[key, label] : themeNames) {
+        QAction *action = themeMenu->addAction(label, this, [this, key = key] { setTheme(key); });
+        action->setCheckable(true);
+        action->setChecked(m_settings->theme() == key);
+        themes->addAction(action);
+    }
+
+    QMenu *settings = menuBar()->addMenu(tr("&Settings"));
+    QMenu *languageMenu = settings->addMenu(tr("&Language"));
+    auto *languages = new QActionGroup(this);
+    const QList<QPair<QString, QString>> languageNames = {
+        {QString(), tr("System Language")}, {QStringLiteral("en"), QStringLiteral("English")},
+        {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    for (const auto &[key, label] : languageNames) {
+        QAction *action = languageMenu->addAction(label, this, [this, key = key] { setLanguage(key); });
+        action->setCheckable(true);
+        action->setChecked(m_settings->language() == key);
+        languages->addAction(action);
+    }
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Lathe"), this, [this] {
+        auto *dialog = new AboutDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::refreshRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = m_settings->recentProjects();
+    for (const QString &folder : recent)
+        m_recentMenu->addAction(folder, this, [this, folder] { openProject(folder); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+    m_welcome->setRecentProjects(recent);
+}
+
+bool MainWindow::openProject(const QString &folder)
+{
+    std::unique_ptr<Project> project;
+    try {
+        project = Project::open(folder);
+    } catch (const WorkspaceError &e) {
+        showError(tr("Cannot open the project"), e.message());
+        return false;
+    }
+    m_project = std::move(project);
+    m_settings->addRecentProject(m_project->folder());
+    m_settings->setLastProjectFolder(QFileInfo(m_project->folder()).absolutePath());
+    refreshRecentMenu();
+    refreshProjectFacts();
+    m_central->setCurrentWidget(m_workbench);
+    updateTitle();
+    statusBar()->showMessage(tr("Opened %1").arg(m_project->folder()), 5000);
+    Q_EMIT projectOpened(m_project->folder());
+    return true;
+}
+
+bool MainWindow::createProject(const QString &folder, const QString &name)
+{
+    try {
+        Project::create(folder, name);
+    } catch (const WorkspaceError &e) {
+        showError(tr("Cannot create the project"), e.message());
+        return false;
+    }
+    return openProject(folder);
+}
+
+void MainWindow::closeProject()
+{
+    if (!m_project)
+        return;
+    m_project.reset();
+    m_central->setCurrentWidget(m_welcome);
+    refreshProjectFacts();
+    updateTitle();
+    Q_EMIT projectClosed();
+}
+
+void MainWindow::startDemo(const QString &root)
+{
+    DemoProjectJob::Params params;
+    params.root = root;
+    auto *job = new DemoProjectJob(params);
+    connect(job, &Job::finished, this, [this](const QVariant &result) {
+        openProject(result.toMap().value(QStringLiteral("project")).toString());
+    });
+    connect(job, &Job::failed, this,
+            [this](const QString &message) { showError(tr("Cannot create the demo project"), message); });
+    m_jobs->start(job);
+    statusBar()->showMessage(tr("Creating the demo project in %1").arg(root), 5000);
+}
+
+void MainWindow::showPage(Page page)
+{
+    m_pageList->setCurrentRow(page);
+}
+
+MainWindow::Page MainWindow::currentPage() const
+{
+    return static_cast<Page>(m_pages->currentIndex());
+}
+
+PlaceholderPage *MainWindow::page(Page page) const
+{
+    return qobject_cast<PlaceholderPage *>(m_pages->widget(page));
+}
+
+void MainWindow::refreshProjectFacts()
+{
+    QStringList facts;
+    if (m_project) {
+        const QLocale locale;
+        facts << tr("Project folder: %1").arg(QDir::toNativeSeparators(m_project->folder()))
+              << tr("Datasets folder: %1").arg(QDir::toNativeSeparators(m_project->datasetsDir()));
+        const QString demoImages = m_project->meta(QStringLiteral("demo_images"));
+        if (!demoImages.isEmpty())
+            facts << tr("Demo images: %1 (%2 training and %3 test images of 10 Fashion-MNIST classes, as class "
+                        "folders ready for import)")
+                         .arg(QDir::toNativeSeparators(demoImages),
+                              locale.toString(m_project->meta(QStringLiteral("demo_train_images")).toInt()),
+                              locale.toString(m_project->meta(QStringLiteral("demo_test_images")).toInt()));
+    }
+    page(DataPage)->setFacts(facts);
+    m_projectLabel->setText(m_project ? m_project->name() : QString());
+    m_closeProjectAction->setEnabled(m_project != nullptr);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(m_project ? tr("%1 — Lathe").arg(m_project->name()) : tr("Lathe"));
+}
+
+void MainWindow::showError(const QString &title, const QString &message)
+{
+    statusBar()->showMessage(message, 10000);
+    auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open(); // window-modal and asynchronous: never a nested event loop
+    Q_EMIT errorShown(message);
+}
+
+void MainWindow::askNewProject()
+{
+    QString location = m_settings->lastProjectFolder();
+    if (location.isEmpty())
+        location = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    auto *dialog = new NewProjectDialog(location, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { createProject(dialog->projectFolder(), dialog->projectName()); });
+    dialog->open();
+}
+
+void MainWindow::askOpenProject()
+{
+    auto *dialog = new QFileDialog(this, tr("Open a Lathe project folder"), m_settings->lastProjectFolder());
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openProject);
+    dialog->open();
+}
+
+void MainWindow::setLanguage(const QString &language)
+{
+    m_settings->setLanguage(language);
+    statusBar()->showMessage(tr("Lathe will use the new language the next time it starts."), 10000);
+}
+
+void MainWindow::setTheme(const QString &theme)
+{
+    m_settings->setTheme(theme);
+    applyTheme(theme);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    const int active = m_jobs->activeCount();
+    if (active > 0 && !m_closeWhenIdle) {
+        event->ignore();
+        auto *box = new QMessageBox(QMessageBox::Question, tr("Jobs are running"),
+                                    tr("%n job(s) are still running. Cancel them and quit?", nullptr, active),
+                                    QMessageBox::Yes | QMessageBox::No, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        connect(box, &QMessageBox::buttonClicked, this, [this, box](QAbstractButton *button) {
+            if (box->standardButton(button) != QMessageBox::Yes)
+                return;
+            m_closeWhenIdle = true;
+            m_jobs->cancelAll();
+            statusBar()->showMessage(tr("Waiting for jobs to stop…"));
+        });
+        box->open();
+        return;
+    }
+    if (active > 0) {
+        event->ignore(); // still waiting; activeCountChanged(0) closes the window
+        return;
+    }
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(saveState());
+    m_settings->sync();
+    m_project.reset();
+    event->accept();
+}
+
+} // namespace lathe::ui

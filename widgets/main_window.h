@@ -1,0 +1,93 @@
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QStackedWidget;
+
+namespace lathe::workspace {
+class JobManager;
+class Project;
+class Settings;
+} // namespace lathe::workspace
+
+namespace lathe::ui {
+
+class JobsPanel;
+class PlaceholderPage;
+class WelcomePage;
+
+// The workbench: a page list (Data, Model, Train, Runs, Evaluate, Export) beside the
+// current page, the jobs panel below, project and settings menus, and a status bar.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    enum Page { DataPage, ModelPage, TrainPage, RunsPage, EvaluatePage, ExportPage, PageCount };
+
+    explicit MainWindow(workspace::Settings *settings, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Open or create a project; on failure the reason is shown (without blocking) and
+    // false is returned. Whatever was open before stays open when opening fails.
+    bool openProject(const QString &folder);
+    bool createProject(const QString &folder, const QString &name);
+    void closeProject();
+    workspace::Project *project() const { return m_project.get(); }
+
+    // Builds the demo project in a job and opens it when the job finishes.
+    void startDemo(const QString &root);
+
+    void showPage(Page page);
+    Page currentPage() const;
+    PlaceholderPage *page(Page page) const;
+    workspace::JobManager *jobManager() const { return m_jobs; }
+
+Q_SIGNALS:
+    void projectOpened(const QString &folder);
+    void projectClosed();
+    // A failure the user was told about (also shown in a message box).
+    void errorShown(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildPages();
+    void buildMenus();
+    void buildJobsDock();
+    void refreshRecentMenu();
+    void refreshProjectFacts();
+    void updateTitle();
+    void showError(const QString &title, const QString &message);
+    void askNewProject();
+    void askOpenProject();
+    void setLanguage(const QString &language);
+    void setTheme(const QString &theme);
+
+    workspace::Settings *m_settings;
+    workspace::JobManager *m_jobs;
+    std::unique_ptr<workspace::Project> m_project;
+
+    QStackedWidget *m_central = nullptr; // welcome page or workbench
+    WelcomePage *m_welcome = nullptr;
+    QWidget *m_workbench = nullptr;
+    QListWidget *m_pageList = nullptr;
+    QStackedWidget *m_pages = nullptr;
+    QDockWidget *m_jobsDock = nullptr;
+    JobsPanel *m_jobsPanel = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_closeProjectAction = nullptr;
+    QLabel *m_projectLabel = nullptr;
+    QLabel *m_jobsLabel = nullptr;
+    bool m_closeWhenIdle = false;
+};
+
+} // namespace lathe::ui

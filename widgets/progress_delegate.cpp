@@ -1,0 +1,23 @@
+#include "progress_delegate.h"
+
+#include <QApplication>
+#include <QStyleOptionProgressBar>
+
+namespace lathe::ui {
+
+void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    QStyleOptionProgressBar bar;
+    bar.rect = option.rect.adjusted(2, 3, -2, -3);
+    bar.minimum = 0;
+    bar.maximum = 100;
+    bar.progress = index.data().toInt();
+    bar.text = QStringLiteral("%1%").arg(bar.progress);
+    bar.textVisible = true;
+    bar.state = option.state | QStyle::State_Horizontal;
+    const QWidget *widget = option.widget;
+    QStyle *style = widget ? widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+}
+
+} // namespace lathe::ui

@@ -1,0 +1,11 @@
+#pragma once
+
+#include <QString>
+
+namespace lathe::ui {
+
+// Applies "system", "light" or "dark" to the running application (Fusion style + palette +
+// the theme's style sheet from resources/themes).
+void applyTheme(const QString &theme);
+
+} // namespace lathe::ui
