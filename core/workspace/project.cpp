@@ -51,6 +51,23 @@ int pragmaInt(QSqlDatabase &db, const QString &pragma)
     return query.value(0).toInt();
 }
 
+// SQLite's quick_check, summarised: empty when the file is sound, else its first findings.
+QString integrityProblem(QSqlDatabase &db)
+{
+    QSqlQuery check(db);
+    if (!check.exec(QStringLiteral("PRAGMA quick_check(4)")))
+        return check.lastError().text();
+    QStringList findings;
+    while (check.next()) {
+        const QStringList lines = check.value(0).toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        for (const QString &line : lines) {
+            if (line != QStringLiteral("ok") && !line.startsWith(QStringLiteral("***")) && findings.size() < 3)
+                findings << line;
+        }
+    }
+    return findings.join(QStringLiteral("; "));
+}
+
 } // namespace
 
 Project::Project(const QString &folder, const QString &connection)
@@ -132,13 +149,9 @@ std::unique_ptr<Project> Project::open(const QString &folder)
                                  .arg(dbPath)
                                  .arg(version)
                                  .arg(newest));
-    QSqlQuery check(db);
-    if (!check.exec(QStringLiteral("PRAGMA quick_check")) || !check.next()
-        || check.value(0).toString() != QStringLiteral("ok"))
-        throw WorkspaceError(tr("%1: the database is damaged (%2); it was left untouched")
-                                 .arg(dbPath, check.lastError().isValid() ? check.lastError().text()
-                                                                          : check.value(0).toString()));
-    check.finish();
+    const QString damage = integrityProblem(db);
+    if (!damage.isEmpty())
+        throw WorkspaceError(tr("%1: the database is damaged (%2); it was left untouched").arg(dbPath, damage));
 
     project->configureConnection();
     migrate(db, projectMigrations(), dbPath);

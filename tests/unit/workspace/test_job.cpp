@@ -1,0 +1,271 @@
+#include "demo_project_job.h"
+#include "job.h"
+#include "job_manager.h"
+#include "project.h"
+#include "workspace_error.h"
+
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <functional>
+
+using namespace lathe;
+using namespace lathe::workspace;
+
+namespace {
+
+// A job whose work is a function; lets each test script the worker side.
+class FnJob : public Job
+{
+public:
+    explicit FnJob(std::function<QVariant(FnJob &)> work)
+        : Job(QStringLiteral("test job"))
+        , m_work(std::move(work))
+    {
+    }
+    std::atomic<bool> executed{false};
+    using Job::checkCancel;
+    using Job::reportProgress;
+    using Job::taskControl;
+
+protected:
+    QVariant execute() override
+    {
+        executed = true;
+        return m_work(*this);
+    }
+
+private:
+    std::function<QVariant(FnJob &)> m_work;
+};
+
+struct Spies
+{
+    explicit Spies(Job *job)
+        : finished(job, &Job::finished)
+        , failed(job, &Job::failed)
+        , cancelled(job, &Job::cancelled)
+        , ended(job, &Job::ended)
+        , progress(job, &Job::progressChanged)
+    {
+    }
+    int terminals() const { return int(finished.count() + failed.count() + cancelled.count()); }
+    QSignalSpy finished, failed, cancelled, ended, progress;
+};
+
+} // namespace
+
+class TestJob : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void finishesWithResultAndFinalProgress()
+    {
+        JobManager manager;
+        auto *job = new FnJob([](FnJob &j) {
+            j.reportProgress(0.5, QStringLiteral("half"));
+            j.reportProgress(1.0, QStringLiteral("all"));
+            return QVariant(42);
+        });
+        Spies spies(job);
+        manager.start(job);
+        QVERIFY(spies.ended.wait(10000));
+        QCOMPARE(spies.terminals(), 1);
+        QCOMPARE(spies.finished.count(), 1);
+        QCOMPARE(spies.finished.first().first().toInt(), 42);
+        QCOMPARE(job->state(), Job::State::Finished);
+        QVERIFY(!spies.progress.isEmpty());
+        QCOMPARE(spies.progress.last().at(0).toDouble(), 1.0);
+        QCOMPARE(spies.progress.last().at(1).toString(), QStringLiteral("all"));
+        QCOMPARE(manager.activeCount(), 0);
+    }
+
+    void failureCarriesTheMessage_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("workspace error") << 0;
+        QTest::newRow("engine error") << 1;
+        QTest::newRow("std exception") << 2;
+    }
+
+    void failureCarriesTheMessage()
+    {
+        QFETCH(int, kind);
+        JobManager manager;
+        auto *job = new FnJob([kind](FnJob &) -> QVariant {
+            if (kind == 0)
+                throw WorkspaceError(QStringLiteral("/x/y.png: truncated"));
+            if (kind == 1)
+                throw engine::EngineError("/x/y.png: truncated");
+            throw std::runtime_error("/x/y.png: truncated");
+        });
+        Spies spies(job);
+        manager.start(job);
+        QVERIFY(spies.ended.wait(10000));
+        QCOMPARE(spies.terminals(), 1);
+        QCOMPARE(spies.failed.count(), 1);
+        QCOMPARE(spies.failed.first().first().toString(), QStringLiteral("/x/y.png: truncated"));
+        QCOMPARE(job->errorMessage(), QStringLiteral("/x/y.png: truncated"));
+    }
+
+    void cancelStopsARunningJob()
+    {
+        JobManager manager;
+        QSemaphore running;
+        auto *job = new FnJob([&running](FnJob &j) -> QVariant {
+            running.release();
+            for (;;) {
+                j.checkCancel();
+                QThread::msleep(1);
+            }
+        });
+        Spies spies(job);
+        manager.start(job);
+        running.acquire();
+        manager.cancel(job);
+        QVERIFY(spies.ended.wait(10000));
+        QCOMPARE(spies.terminals(), 1);
+        QCOMPARE(spies.cancelled.count(), 1);
+        QCOMPARE(job->state(), Job::State::Cancelled);
+    }
+
+    void cancelOfAQueuedJobEndsItWithoutRunning()
+    {
+        JobManager manager(1);
+        QSemaphore release;
+        auto *blocker = new FnJob([&release](FnJob &) {
+            release.acquire();
+            return QVariant();
+        });
+        auto *queued = new FnJob([](FnJob &) { return QVariant(1); });
+        Spies blockerSpies(blocker);
+        Spies spies(queued);
+        manager.start(blocker);
+        manager.start(queued);
+        QCOMPARE(manager.activeCount(), 2);
+        manager.cancel(queued);
+        QCOMPARE(spies.cancelled.count(), 1); // at once, not when a slot frees
+        release.release();
+        QVERIFY(blockerSpies.ended.wait(10000));
+        QCOMPARE(spies.terminals(), 1);
+        QVERIFY(!queued->executed);
+        QCOMPARE(manager.activeCount(), 0);
+    }
+
+    void engineCancelTokenIsShared()
+    {
+        JobManager manager;
+        QSemaphore running;
+        auto *job = new FnJob([&running](FnJob &j) -> QVariant {
+            const engine::TaskControl control = j.taskControl();
+            running.release();
+            while (true) {
+                control.report(0.1, "working");
+                control.checkCancel(); // the engine's own check sees the job's cancel
+                QThread::msleep(1);
+            }
+        });
+        Spies spies(job);
+        manager.start(job);
+        running.acquire();
+        job->requestCancel();
+        QVERIFY(spies.ended.wait(10000));
+        QCOMPARE(spies.cancelled.count(), 1);
+        QCOMPARE(spies.progress.last().at(1).toString(), QStringLiteral("working"));
+    }
+
+    void progressIsThrottledButTheLastReportArrives()
+    {
+        JobManager manager;
+        constexpr int reports = 200000;
+        auto *job = new FnJob([](FnJob &j) {
+            for (int i = 1; i <= reports; ++i)
+                j.reportProgress(double(i) / reports, QStringLiteral("step"));
+            return QVariant();
+        });
+        Spies spies(job);
+        manager.start(job);
+        QVERIFY(spies.ended.wait(30000));
+        // The worker made 200k reports; receivers get a few per 33 ms, far from all of them.
+        QVERIFY2(spies.progress.count() < reports / 100, qPrintable(QString::number(spies.progress.count())));
+        QCOMPARE(spies.progress.last().at(0).toDouble(), 1.0);
+    }
+
+    void clearEndedRemovesOnlyEndedJobs()
+    {
+        JobManager manager;
+        QSemaphore release;
+        auto *running = new FnJob([&release](FnJob &) {
+            release.acquire();
+            return QVariant();
+        });
+        auto *quick = new FnJob([](FnJob &) { return QVariant(); });
+        Spies quickSpies(quick);
+        Spies runningSpies(running);
+        manager.start(running);
+        manager.start(quick);
+        QVERIFY(quickSpies.ended.wait(10000));
+        QSignalSpy removed(&manager, &JobManager::jobRemoved);
+        manager.clearEnded();
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(manager.jobs().size(), 1);
+        QCOMPARE(manager.jobs().first(), running);
+        release.release();
+        QVERIFY(runningSpies.ended.wait(10000));
+    }
+
+    void demoProjectJobBuildsARealProject()
+    {
+        QTemporaryDir tmp;
+        JobManager manager;
+        DemoProjectJob::Params params;
+        params.root = tmp.path();
+        params.perClass = 3;
+        params.testPerClass = 1;
+        auto *job = new DemoProjectJob(params);
+        Spies spies(job);
+        manager.start(job);
+        QVERIFY(spies.ended.wait(60000));
+        QCOMPARE(spies.finished.count(), 1);
+        const QVariantMap r = job->result().toMap();
+        QCOMPARE(r.value(QStringLiteral("train")).toInt(), 30);
+        QCOMPARE(r.value(QStringLiteral("test")).toInt(), 10);
+        QCOMPARE(r.value(QStringLiteral("classes")).toStringList().size(), 10);
+        auto project = Project::open(r.value(QStringLiteral("project")).toString());
+        QCOMPARE(project->meta(QStringLiteral("demo_images")), DemoProjectJob::imagesFolder(tmp.path()));
+        QCOMPARE(project->meta(QStringLiteral("demo_train_images")), QStringLiteral("30"));
+        project.reset();
+
+        // A second run reuses both parts.
+        auto *again = new DemoProjectJob(params);
+        Spies againSpies(again);
+        manager.start(again);
+        QVERIFY(againSpies.ended.wait(60000));
+        QCOMPARE(againSpies.finished.count(), 1);
+        QVERIFY(again->result().toMap().value(QStringLiteral("reused")).toBool());
+        QCOMPARE(again->result().toMap().value(QStringLiteral("train")).toInt(), 30);
+    }
+
+    void demoProjectJobFailsClearlyWithoutTheData()
+    {
+        QTemporaryDir tmp;
+        JobManager manager;
+        DemoProjectJob::Params params;
+        params.root = tmp.filePath(QStringLiteral("demo"));
+        params.sourceDir = tmp.filePath(QStringLiteral("missing"));
+        auto *job = new DemoProjectJob(params);
+        Spies spies(job);
+        manager.start(job);
+        QVERIFY(spies.ended.wait(10000));
+        QCOMPARE(spies.failed.count(), 1);
+        QVERIFY2(job->errorMessage().contains(QStringLiteral("dataset-fashion-mnist")), qPrintable(job->errorMessage()));
+        QVERIFY(!Project::isProjectFolder(DemoProjectJob::projectFolder(params.root)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJob)
+#include "test_job.moc"
