@@ -14,11 +14,11 @@ PACKAGES=(
   # images
   libopencv-dev libturbojpeg0-dev
   # storage, formats, CLI
-  zlib1g-dev libsqlite3-dev libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
+  zlib1g-dev libsqlite3-dev sqlite3 libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
   # real data for the demo and the tests
   dataset-fashion-mnist
   # GUI tests and screenshots without a display; fonts that cover Chinese
-  xvfb xauth x11-apps imagemagick fonts-wqy-microhei qt6-translations-l10n
+  xvfb xauth x11-utils imagemagick fonts-wqy-microhei qt6-translations-l10n
 )
 
 # One dpkg-query for the whole list; packages dpkg has never seen are reported on stderr.

@@ -1,4 +1,481 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
+<context>
+    <name>lathe::ui::AboutDialog</name>
+    <message>
+        <source>About Lathe</source>
+        <translation>关于 Lathe</translation>
+    </message>
+    <message>
+        <source>none found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>Compute threads</source>
+        <translation>计算线程</translation>
+    </message>
+    <message>
+        <source>CUDA devices</source>
+        <translation>CUDA 设备</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Lathe %1&lt;/h2&gt;&lt;p&gt;A workbench for training image classifiers.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;Lathe %1&lt;/h2&gt;&lt;p&gt;训练图像分类器的工作台。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Free software under the GNU General Public License, version 3 or later.</source>
+        <translation>自由软件，以 GNU 通用公共许可证第 3 版或更高版本发布。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::JobListModel</name>
+    <message>
+        <source>Queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::JobsPanel</name>
+    <message>
+        <source>Cancel Job</source>
+        <translation>取消任务</translation>
+    </message>
+    <message>
+        <source>Clear Finished</source>
+        <translation>清除已结束</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::MainWindow</name>
+    <message numerus="yes">
+        <source>%n job(s) running</source>
+        <translation>
+            <numerusform>%n 个任务运行中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Import a folder of images with one sub-folder per class (or train/val/test splits above them), validate every file with a precise reason for each one rejected, convert to record shards and inspect the data: thumbnails, class balance, image sizes and duplicates.</source>
+        <translation>导入每个类别一个子文件夹的图像文件夹（或其上层带有 train/val/test 划分），逐一校验每个文件并为每个被拒绝的文件给出确切原因，转换为记录分片，并检查数据：缩略图、类别平衡、图像尺寸和重复图像。</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Choose a pretrained backbone (ResNet, EfficientNet, MobileNetV3, ConvNeXt, ViT), load its weights, replace the head for your classes and decide which layers train.</source>
+        <translation>选择预训练骨干网络（ResNet、EfficientNet、MobileNetV3、ConvNeXt、ViT），加载其权重，为你的类别替换分类头，并决定哪些层参与训练。</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Set augmentation, optimiser, learning-rate schedule, mixed precision and devices, then train on background threads with live loss and accuracy curves, checkpoints and resume after a crash.</source>
+        <translation>设置数据增强、优化器、学习率调度、混合精度和设备，然后在后台线程中训练，实时显示损失和准确率曲线，保存检查点，崩溃后可恢复训练。</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Compare runs side by side, read their curves and configurations, and manage their checkpoints.</source>
+        <translation>并排比较各次运行，查看其曲线和配置，并管理其检查点。</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Per-class metrics, a confusion matrix you can click through to the misclassified images, calibration, Grad-CAM and predictions on new images.</source>
+        <translation>逐类别指标、可点击查看错分图像的混淆矩阵、校准、Grad-CAM 以及对新图像的预测。</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>One-click export to ONNX (FP32, FP16, INT8), TorchScript and safetensors, each verified in an independent runtime.</source>
+        <translation>一键导出为 ONNX（FP32、FP16、INT8）、TorchScript 和 safetensors，每种格式都在独立运行时中验证。</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New Project…</source>
+        <translation>新建项目(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open Project…</source>
+        <translation>打开项目(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Create &amp;Demo Project</source>
+        <translation>创建演示项目(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Close Project</source>
+        <translation>关闭项目(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System Language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Lathe</source>
+        <translation>关于 Lathe(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>关于 Qt(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Cannot open the project</source>
+        <translation>无法打开项目</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>Cannot create the project</source>
+        <translation>无法创建项目</translation>
+    </message>
+    <message>
+        <source>Cannot create the demo project</source>
+        <translation>无法创建演示项目</translation>
+    </message>
+    <message>
+        <source>Creating the demo project in %1</source>
+        <translation>正在 %1 中创建演示项目</translation>
+    </message>
+    <message>
+        <source>Project folder: %1</source>
+        <translation>项目文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Datasets folder: %1</source>
+        <translation>数据集文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Demo images: %1 (%2 training and %3 test images of 10 Fashion-MNIST classes, as class folders ready for import)</source>
+        <translation>演示图像：%1（10 个 Fashion-MNIST 类别的 %2 张训练图像和 %3 张测试图像，按类别文件夹存放，可直接导入）</translation>
+    </message>
+    <message>
+        <source>%1 — Lathe</source>
+        <translation>%1 — Lathe</translation>
+    </message>
+    <message>
+        <source>Lathe</source>
+        <translation>Lathe</translation>
+    </message>
+    <message>
+        <source>Open a Lathe project folder</source>
+        <translation>打开 Lathe 项目文件夹</translation>
+    </message>
+    <message>
+        <source>Lathe will use the new language the next time it starts.</source>
+        <translation>Lathe 将在下次启动时使用新语言。</translation>
+    </message>
+    <message>
+        <source>Jobs are running</source>
+        <translation>有任务正在运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) are still running. Cancel them and quit?</source>
+        <translation>
+            <numerusform>仍有 %n 个任务正在运行。取消这些任务并退出吗？</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Waiting for jobs to stop…</source>
+        <translation>正在等待任务停止…</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::NewProjectDialog</name>
+    <message>
+        <source>New Project</source>
+        <translation>新建项目</translation>
+    </message>
+    <message>
+        <source>for example: flowers</source>
+        <translation>例如：flowers</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Choose where to create the project</source>
+        <translation>选择创建项目的位置</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Location:</source>
+        <translation>位置：</translation>
+    </message>
+    <message>
+        <source>Enter a name.</source>
+        <translation>请输入名称。</translation>
+    </message>
+    <message>
+        <source>The name cannot contain &apos;/&apos; or &apos;\&apos; or be &apos;.&apos; or &apos;..&apos;.</source>
+        <translation>名称不能包含“/”或“\”，也不能是“.”或“..”。</translation>
+    </message>
+    <message>
+        <source>The location must be an existing folder.</source>
+        <translation>位置必须是已存在的文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 already exists and is not empty.</source>
+        <translation>%1 已存在且不为空。</translation>
+    </message>
+    <message>
+        <source>The project will be created in %1</source>
+        <translation>项目将创建在 %1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::PlaceholderPage</name>
+    <message>
+        <source>Not built yet</source>
+        <translation>尚未实现</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::WelcomePage</name>
+    <message>
+        <source>Welcome to Lathe</source>
+        <translation>欢迎使用 Lathe</translation>
+    </message>
+    <message>
+        <source>Train image classifiers from folders of images: import, inspect, train on CPU or GPUs, evaluate and export. Start with a project.</source>
+        <translation>从图像文件夹训练图像分类器：导入、检查、在 CPU 或 GPU 上训练、评估和导出。请先创建或打开一个项目。</translation>
+    </message>
+    <message>
+        <source>New Project…</source>
+        <translation>新建项目…</translation>
+    </message>
+    <message>
+        <source>Open Project…</source>
+        <translation>打开项目…</translation>
+    </message>
+    <message>
+        <source>Create Demo Project</source>
+        <translation>创建演示项目</translation>
+    </message>
+    <message>
+        <source>Writes real Fashion-MNIST images as class folders and creates a project for them</source>
+        <translation>将真实的 Fashion-MNIST 图像写入类别文件夹，并为其创建项目</translation>
+    </message>
+    <message>
+        <source>Recent projects</source>
+        <translation>最近的项目</translation>
+    </message>
+    <message>
+        <source>No recent projects</source>
+        <translation>没有最近的项目</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::DemoProjectJob</name>
+    <message>
+        <source>Create the Fashion-MNIST demo project</source>
+        <translation>创建 Fashion-MNIST 演示项目</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1：无法创建文件夹</translation>
+    </message>
+    <message>
+        <source>Writing demo images</source>
+        <translation>正在写入演示图像</translation>
+    </message>
+    <message>
+        <source>Creating the project</source>
+        <translation>正在创建项目</translation>
+    </message>
+    <message>
+        <source>Fashion-MNIST demo</source>
+        <translation>Fashion-MNIST 演示</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::Job</name>
+    <message>
+        <source>unexpected error</source>
+        <translation>意外错误</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::Migrations</name>
+    <message>
+        <source>%1: cannot read the database (%2). The file is damaged or is not a Lathe project database.</source>
+        <translation>%1：无法读取数据库（%2）。该文件已损坏，或不是 Lathe 项目数据库。</translation>
+    </message>
+    <message>
+        <source>%1: cannot start a transaction (%2)</source>
+        <translation>%1：无法开始事务（%2）</translation>
+    </message>
+    <message>
+        <source>%1: upgrading the schema to version %2 failed (%3); the project was left unchanged at version %4</source>
+        <translation>%1：将数据库结构升级到版本 %2 失败（%3）；项目保持在版本 %4，未作更改</translation>
+    </message>
+    <message>
+        <source>%1: cannot commit the schema upgrade (%2)</source>
+        <translation>%1：无法提交数据库结构升级（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::Project</name>
+    <message>
+        <source>%1: exists and is not a folder</source>
+        <translation>%1：已存在且不是文件夹</translation>
+    </message>
+    <message>
+        <source>%1: the folder is not empty; a new project needs a new or empty folder</source>
+        <translation>%1：文件夹不为空；新项目需要新的或空的文件夹</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1：无法创建文件夹</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the database (%2)</source>
+        <translation>%1：无法创建数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: folder not found</source>
+        <translation>%1：找不到文件夹</translation>
+    </message>
+    <message>
+        <source>%1: not a Lathe project (it has no %2)</source>
+        <translation>%1：不是 Lathe 项目（缺少 %2）</translation>
+    </message>
+    <message>
+        <source>%1: no permission to read the file</source>
+        <translation>%1：没有读取该文件的权限</translation>
+    </message>
+    <message>
+        <source>%1: the file is damaged or is not a SQLite database; it was left untouched</source>
+        <translation>%1：文件已损坏或不是 SQLite 数据库；未对其作任何改动</translation>
+    </message>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: a SQLite database of another program, not a Lathe project; it was left untouched</source>
+        <translation>%1：这是其他程序的 SQLite 数据库，不是 Lathe 项目；未对其作任何改动</translation>
+    </message>
+    <message>
+        <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
+        <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
+    </message>
+    <message>
+        <source>%1: the database is damaged (%2); it was left untouched</source>
+        <translation>%1：数据库已损坏（%2）；未对其作任何改动</translation>
+    </message>
+    <message>
+        <source>%1: cannot switch the database to WAL mode (%2)</source>
+        <translation>%1：无法将数据库切换到 WAL 模式（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot enable foreign keys (%2)</source>
+        <translation>%1：无法启用外键约束（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot write to the database (%2)</source>
+        <translation>%1：无法写入数据库（%2）</translation>
+    </message>
+</context>
 </TS>

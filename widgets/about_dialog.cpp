@@ -18,11 +18,11 @@ AboutDialog::AboutDialog(QWidget *parent)
     const QString cuda = info.cudaDevices == 0 ? tr("none found") : locale.toString(info.cudaDevices);
 
     const QList<QPair<QString, QString>> rows = {
-        {tr("Lathe"), QString::fromStdString(info.lathe)},
-        {tr("Qt"), QString::fromLatin1(qVersion())},
-        {tr("LibTorch"), QString::fromStdString(info.libtorch)},
-        {tr("OpenCV"), QString::fromStdString(info.opencv)},
-        {tr("libjpeg-turbo"), QString::fromStdString(info.libjpegTurbo)},
+        {QStringLiteral("Lathe"), QString::fromStdString(info.lathe)},
+        {QStringLiteral("Qt"), QString::fromLatin1(qVersion())},
+        {QStringLiteral("LibTorch"), QString::fromStdString(info.libtorch)},
+        {QStringLiteral("OpenCV"), QString::fromStdString(info.opencv)},
+        {QStringLiteral("libjpeg-turbo"), QString::fromStdString(info.libjpegTurbo)},
         {tr("Compute threads"), locale.toString(info.torchThreads)},
         {tr("CUDA devices"), cuda},
     };

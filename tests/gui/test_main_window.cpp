@@ -1,0 +1,202 @@
+#include "about_dialog.h"
+#include "job.h"
+#include "job_list_model.h"
+#include "job_manager.h"
+#include "jobs_panel.h"
+#include "main_window.h"
+#include "placeholder_page.h"
+#include "project.h"
+#include "settings.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace lathe;
+using lathe::ui::MainWindow;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+
+    QString settingsPath() const { return m_tmp.filePath(QStringLiteral("lathe.conf")); }
+
+private Q_SLOTS:
+    void opensAProjectAndVisitsEveryPage()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("p1"));
+        workspace::Project::create(folder, QStringLiteral("Birds"));
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+        QSignalSpy opened(&window, &MainWindow::projectOpened);
+        QVERIFY(window.openProject(folder));
+        QCOMPARE(opened.count(), 1);
+        QVERIFY(window.project());
+        QCOMPARE(window.project()->name(), QStringLiteral("Birds"));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("Birds")));
+
+        auto *list = window.findChild<QListWidget *>(QStringLiteral("pageList"));
+        QVERIFY(list);
+        QCOMPARE(list->count(), int(MainWindow::PageCount));
+        QVERIFY(list->isVisible());
+        const QStringList titles = {QStringLiteral("Data"), QStringLiteral("Model"), QStringLiteral("Train"),
+                                    QStringLiteral("Runs"), QStringLiteral("Evaluate"), QStringLiteral("Export")};
+        for (int i = 0; i < MainWindow::PageCount; ++i) {
+            // Click the entry as a user would.
+            const QRect rect = list->visualItemRect(list->item(i));
+            QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
+            QCOMPARE(int(window.currentPage()), i);
+            ui::PlaceholderPage *page = window.page(MainWindow::Page(i));
+            QCOMPARE(page->title(), titles.at(i));
+            QVERIFY(page->isVisible());
+            // Each page says plainly that it is not there yet.
+            auto *badge = page->findChild<QLabel *>(QStringLiteral("notYetBadge"));
+            QVERIFY(badge && badge->isVisible());
+        }
+        window.showPage(MainWindow::DataPage);
+        const QStringList facts = window.page(MainWindow::DataPage)->facts();
+        QVERIFY(!facts.isEmpty());
+        QVERIFY(facts.first().contains(QDir::toNativeSeparators(folder)));
+
+        QCOMPARE(settings.recentProjects().first(), QDir::cleanPath(folder));
+        window.close();
+        QVERIFY(!window.isVisible());
+        QVERIFY(!settings.windowGeometry().isEmpty());
+        QVERIFY(!settings.windowState().isEmpty());
+    }
+
+    void aFailedOpenKeepsTheCurrentProject()
+    {
+        const QString good = m_tmp.filePath(QStringLiteral("p2"));
+        workspace::Project::create(good);
+        const QString bad = m_tmp.filePath(QStringLiteral("bad"));
+        QDir().mkpath(bad);
+        QFile junk(QDir(bad).filePath(QStringLiteral("project.sqlite")));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("this is not a database");
+        junk.close();
+
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(good));
+        QSignalSpy errors(&window, &MainWindow::errorShown);
+        QVERIFY(!window.openProject(bad));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.first().first().toString().contains(QStringLiteral("project.sqlite")));
+        QVERIFY(window.project());
+        QCOMPARE(window.project()->folder(), QDir::cleanPath(good));
+        // The message box is window-modal and asynchronous; close it so the test ends cleanly.
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->inherits("QMessageBox"))
+                w->close();
+    }
+
+    void closingAProjectReturnsToTheWelcomePage()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("p3"));
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.createProject(folder, QStringLiteral("Cats")));
+        QVERIFY(workspace::Project::isProjectFolder(folder));
+        QSignalSpy closed(&window, &MainWindow::projectClosed);
+        window.closeProject();
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!window.project());
+        auto *central = qobject_cast<QStackedWidget *>(window.centralWidget());
+        QVERIFY(central->currentWidget()->findChild<QPushButton *>(QStringLiteral("newProjectButton")));
+    }
+
+    void demoRunsAsAJobAndOpensTheProject()
+    {
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::projectOpened);
+        window.startDemo(m_tmp.filePath(QStringLiteral("demo")));
+        auto *view = window.findChild<QTreeView *>(QStringLiteral("jobsView"));
+        QVERIFY(view);
+        QCOMPARE(view->model()->rowCount(), 1);
+        QVERIFY(opened.wait(60000));
+        QVERIFY(window.project());
+        const QStringList facts = window.page(MainWindow::DataPage)->facts();
+        QVERIFY2(facts.join(QLatin1Char('\n')).contains(QStringLiteral("1,000")), qPrintable(facts.join(QLatin1Char('\n'))));
+        const QModelIndex status = view->model()->index(0, ui::JobListModel::StatusColumn);
+        QTRY_COMPARE(status.data().toString(), QStringLiteral("Finished"));
+        QCOMPARE(view->model()->index(0, ui::JobListModel::ProgressColumn).data().toInt(), 100);
+        // Clear Finished empties the panel.
+        auto *clear = window.findChild<QPushButton *>(QStringLiteral("clearJobsButton"));
+        QTRY_VERIFY(clear->isEnabled());
+        QTest::mouseClick(clear, Qt::LeftButton);
+        QTRY_COMPARE(view->model()->rowCount(), 0);
+    }
+
+    void aboutListsTheLibraryVersions()
+    {
+        ui::AboutDialog about;
+        const QString details = about.details();
+        QVERIFY(details.contains(QStringLiteral("Qt: ") + QString::fromLatin1(qVersion())));
+        QVERIFY(details.contains(QStringLiteral("LibTorch: 1.")));
+        QVERIFY(details.contains(QStringLiteral("OpenCV: 4.")));
+        QVERIFY(details.contains(QStringLiteral("libjpeg-turbo: 2.")));
+        QVERIFY(details.contains(QStringLiteral("CUDA devices: ")));
+    }
+
+    void themeSwitchChangesThePalette()
+    {
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        QAction *dark = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == QStringLiteral("Dark"))
+                dark = a;
+        QVERIFY(dark);
+        dark->trigger();
+        QCOMPARE(settings.theme(), QStringLiteral("dark"));
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
+        QAction *light = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == QStringLiteral("Light"))
+                light = a;
+        light->trigger();
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 150);
+    }
+
+    void closeWaitsForRunningJobsAfterAsking()
+    {
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        window.startDemo(m_tmp.filePath(QStringLiteral("demo-close")));
+        window.close();
+        // A question appears instead of closing with a job running (unless it already ended).
+        if (window.jobManager()->activeCount() > 0)
+            QVERIFY(window.isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(window.jobManager()->activeCount(), 0, 60000);
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->inherits("QMessageBox"))
+                w->close();
+        window.close();
+        QTRY_VERIFY(!window.isVisible());
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

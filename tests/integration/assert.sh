@@ -1,0 +1,5 @@
+# Small assertion helpers for the integration scripts (sourced).
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$1" == "$2" ] || fail "$3: expected '$2', got '$1'"; }
+expect_contains() { grep -qF -- "$2" <<<"$1" || fail "$3: '$2' not in: $1"; }
+json_get() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }

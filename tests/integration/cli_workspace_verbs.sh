@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# lathe-cli verbs that need the workspace: project create/info and the headless demo.
+set -uo pipefail
+CLI="$1"
+source "$(dirname "$0")/assert.sh"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export XDG_DATA_HOME="$TMP/data" XDG_CONFIG_HOME="$TMP/config"
+
+out=$("$CLI" --json project create "$TMP/p" --name Flowers) || fail "project create"
+expect_eq "$(json_get 'd["name"]' <<<"$out")" "Flowers" "project name"
+[ -d "$TMP/p/datasets" ] && [ -d "$TMP/p/runs" ] && [ -d "$TMP/p/exports" ] || fail "sub-folders"
+expect_eq "$(sqlite3 "$TMP/p/project.sqlite" 'PRAGMA journal_mode')" "wal" "WAL mode"
+out=$("$CLI" --json project info "$TMP/p") || fail "project info"
+expect_eq "$(json_get 'd["schema_version"]' <<<"$out")" "1" "schema version"
+
+mkdir "$TMP/junk" && echo "junk" > "$TMP/junk/project.sqlite"
+err=$("$CLI" project info "$TMP/junk" 2>&1 >/dev/null) && fail "junk project must fail"
+expect_contains "$err" "$TMP/junk/project.sqlite" "junk file named"
+expect_eq "$(cat "$TMP/junk/project.sqlite")" "junk" "junk file untouched"
+
+# The README's headless demo, into its default folder (here under XDG_DATA_HOME).
+out=$("$CLI" --json demo --per-class 5 --test-per-class 2) || fail "demo"
+expect_eq "$(json_get 'd["train_images"]' <<<"$out")" "50" "demo train images"
+proj=$(json_get 'd["project"]' <<<"$out")
+expect_contains "$proj" "$TMP/data/" "demo under XDG_DATA_HOME"
+expect_contains "$(json_get 'd["not_yet_available"]' <<<"$out")" "training" "demo is honest about what is missing"
+"$CLI" project info "$proj" >/dev/null || fail "demo project opens"
+text=$("$CLI" demo) || fail "second demo"
+expect_contains "$text" "already there" "second demo reuses the images"
+echo "cli workspace verbs: all passed"
