@@ -5,5 +5,4 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${LATHE_BUILD_DIR:-$ROOT/build}"
 "$ROOT/scripts/build.sh"
-export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$BUILD" --output-on-failure -j2 "$@"

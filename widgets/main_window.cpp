@@ -58,8 +58,8 @@ MainWindow::MainWindow(workspace::Settings *settings, QWidget *parent)
             close();
     });
 
-    restoreGeometry(m_settings->windowGeometry());
-    restoreState(m_settings->windowState());
+    if (!restoreGeometry(m_settings->windowGeometry()) | !restoreState(m_settings->windowState()))
+        resizeDocks({m_jobsDock}, {170}, Qt::Vertical); // first start: the pages get the room
     updateTitle();
     statusBar()->showMessage(tr("Ready"), 3000);
 }

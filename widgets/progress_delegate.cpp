@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QStyleOptionProgressBar>
 
+#include <algorithm>
+
 namespace lathe::ui {
 
 void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
@@ -18,6 +20,12 @@ void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opti
     const QWidget *widget = option.widget;
     QStyle *style = widget ? widget->style() : QApplication::style();
     style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+}
+
+QSize ProgressDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    const QSize base = QStyledItemDelegate::sizeHint(option, index);
+    return {base.width(), std::max(base.height(), option.fontMetrics.height() + 10)};
 }
 
 } // namespace lathe::ui

@@ -15,7 +15,7 @@ class Settings
 public:
     static constexpr int kMaxRecentProjects = 8;
 
-    // Without a path: the user's standard location (~/.config/Lathe/lathe.conf).
+    // Without a path: the user's standard location (~/.config/Lathe/lathe.ini).
     explicit Settings(const QString &iniPath = {});
     ~Settings();
 

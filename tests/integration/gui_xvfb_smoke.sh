@@ -6,7 +6,8 @@ LATHE="$1"
 CLI="$2"
 source "$(dirname "$0")/assert.sh"
 TMP=$(mktemp -d)
-trap 'kill $PID 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'rm -rf "$TMP"' EXIT
+unset QT_QPA_PLATFORM # a real X server here, not the offscreen platform
 export XDG_CONFIG_HOME="$TMP/config" XDG_DATA_HOME="$TMP/data" XDG_RUNTIME_DIR="$TMP/run"
 mkdir -m 700 "$TMP/run"
 "$CLI" project create "$TMP/Smoke" >/dev/null || fail "project create"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Regenerates the screenshots in docs/ from the real program under Xvfb.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="${LATHE_BUILD_DIR:-$ROOT/build}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -m 700 "$TMP/run"
+export XDG_RUNTIME_DIR="$TMP/run" XDG_DATA_HOME="$TMP/data"
+
+# shot NAME THEME LANGUAGE ARGS...: one screenshot of lathe started with ARGS.
+shot() {
+  local name="$1" theme="$2" language="$3"
+  shift 3
+  mkdir -p "$TMP/config-$name/Lathe"
+  printf '[ui]\ntheme=%s\nlanguage=%s\n' "$theme" "$language" > "$TMP/config-$name/Lathe/lathe.ini"
+  XDG_CONFIG_HOME="$TMP/config-$name" xvfb-run -a -s '-screen 0 1280x800x24' bash -c '
+    "$0" "$@" >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 1 60); do
+      xwininfo -root -tree | grep -q "Lathe\"" && break
+      sleep 0.5
+    done
+    sleep 3
+    import -window root "'"$ROOT/docs/$name.png"'"
+    kill $pid' "$BUILD/app/lathe" "$@"
+  echo "docs/$name.png"
+}
+
+"$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --test-per-class 20 >/dev/null
+shot welcome light ""
+shot main-window light "" --demo-dir "$TMP/demo"
+shot main-window-dark dark "" "$TMP/demo/project"
+shot main-window-zh_CN light zh_CN "$TMP/demo/project"
