@@ -20,6 +20,7 @@
 #include <QStackedWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 #include <QTreeView>
 
 using namespace lathe;
@@ -146,6 +147,38 @@ private Q_SLOTS:
         QTRY_VERIFY(clear->isEnabled());
         QTest::mouseClick(clear, Qt::LeftButton);
         QTRY_COMPARE(view->model()->rowCount(), 0);
+    }
+
+    void windowStateIsRestored()
+    {
+        workspace::Settings settings(m_tmp.filePath(QStringLiteral("restore.conf")));
+        {
+            MainWindow window(&settings);
+            window.show();
+            window.resize(1111, 777);
+            window.findChild<QDockWidget *>(QStringLiteral("jobsDock"))->hide();
+            window.close();
+        }
+        MainWindow again(&settings);
+        again.show();
+        QCOMPARE(again.size(), QSize(1111, 777));
+        QVERIFY(!again.findChild<QDockWidget *>(QStringLiteral("jobsDock"))->isVisible());
+    }
+
+    void chineseTranslationIsEmbeddedAndComplete()
+    {
+        QTranslator translator;
+        QVERIFY(translator.load(QLocale(QStringLiteral("zh_CN")), QStringLiteral("lathe"), QStringLiteral("_"),
+                                QStringLiteral(":/i18n")));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        auto *list = window.findChild<QListWidget *>(QStringLiteral("pageList"));
+        QCOMPARE(list->item(0)->text(), QStringLiteral("数据"));
+        QCOMPARE(list->item(2)->text(), QStringLiteral("训练"));
+        QCOMPARE(window.page(MainWindow::ExportPage)->findChild<QLabel *>(QStringLiteral("notYetBadge"))->text(),
+                 QStringLiteral("尚未实现"));
+        QCoreApplication::removeTranslator(&translator);
     }
 
     void aboutListsTheLibraryVersions()
