@@ -14,9 +14,9 @@ PACKAGES=(
   # images
   libopencv-dev libturbojpeg0-dev
   # storage, formats, CLI
-  zlib1g-dev libsqlite3-dev sqlite3 libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
+  zlib1g-dev libssl-dev libsqlite3-dev sqlite3 libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
   # real data for the demo and the tests
-  dataset-fashion-mnist
+  dataset-fashion-mnist darknet
   # GUI tests and screenshots without a display; fonts that cover Chinese
   xvfb xauth x11-utils imagemagick fonts-wqy-microhei qt6-translations-l10n
 )
