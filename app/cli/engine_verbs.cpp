@@ -2,6 +2,7 @@
 
 #include "demo_data.h"
 #include "runtime_info.h"
+#include "scan_verbs.h"
 
 #include <CLI/CLI.hpp>
 
@@ -71,6 +72,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
 {
     addInfo(app, context);
     addDemoData(app, context);
+    addScanVerbs(app, context);
 }
 
 } // namespace lathe::cli

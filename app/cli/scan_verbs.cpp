@@ -1,0 +1,130 @@
+#include "scan_verbs.h"
+
+#include "folder_scan.h"
+
+#include <CLI/CLI.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <chrono>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace lathe::cli {
+namespace {
+
+void addScanOptions(CLI::App *cmd, engine::ScanOptions &options)
+{
+    cmd->add_option("IMAGE_DIR", options.root, "Folder with one sub-folder per class (optionally under train/val/test)")
+        ->required();
+    cmd->add_option("--max-pixels", options.maxPixels, "Refuse images with more pixels than this")->capture_default_str();
+    cmd->add_option("--val", options.valFraction, "Validation fraction when the folder has no splits")->capture_default_str();
+    cmd->add_option("--test", options.testFraction, "Test fraction when the folder has no splits")->capture_default_str();
+    cmd->add_option("--seed", options.seed, "Seed of the split assignment")->capture_default_str();
+    cmd->add_option("--threads", options.threads, "Worker threads (0: all cores)")->capture_default_str();
+}
+
+nlohmann::json scanJson(const engine::ScanResult &r)
+{
+    std::map<std::string, std::map<std::string, int>> counts; // class -> split -> usable images
+    for (const std::string &cls : r.classes)
+        counts[cls] = {{"train", 0}, {"val", 0}, {"test", 0}};
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const engine::ScannedImage &i : r.images) {
+        if (i.status == engine::ImageStatus::Ok)
+            ++counts[i.className][i.split];
+        else
+            rejected.push_back({{"path", i.relPath}, {"status", engine::statusName(i.status)}, {"reason", i.reason}});
+    }
+    nlohmann::json nearDuplicates = nlohmann::json::array();
+    for (const auto &group : r.nearDuplicates) {
+        nlohmann::json paths = nlohmann::json::array();
+        for (int i : group)
+            paths.push_back(r.images[i].relPath);
+        nearDuplicates.push_back(paths);
+    }
+    return {{"root", r.root},
+            {"folder_splits", r.folderSplits},
+            {"files", r.images.size()},
+            {"ok", r.count(engine::ImageStatus::Ok)},
+            {"rejected_count", r.count(engine::ImageStatus::Rejected)},
+            {"duplicate_count", r.count(engine::ImageStatus::Duplicate)},
+            {"classes", counts},
+            {"rejected", rejected},
+            {"near_duplicates", nearDuplicates}};
+}
+
+std::string scanText(const nlohmann::json &doc)
+{
+    std::ostringstream out;
+    out << doc["root"].get<std::string>() << ": " << doc["files"].get<std::size_t>() << " files, "
+        << doc["ok"].get<int>() << " usable, " << doc["rejected_count"].get<int>() << " rejected, "
+        << doc["duplicate_count"].get<int>() << " duplicates"
+        << (doc["folder_splits"].get<bool>() ? " (splits from folders)" : " (splits assigned by hash)") << "\n\n";
+    out << std::left << std::setw(28) << "class" << std::right << std::setw(8) << "train" << std::setw(8) << "val"
+        << std::setw(8) << "test" << '\n';
+    for (const auto &[cls, splits] : doc["classes"].items())
+        out << std::left << std::setw(28) << cls << std::right << std::setw(8) << splits["train"].get<int>()
+            << std::setw(8) << splits["val"].get<int>() << std::setw(8) << splits["test"].get<int>() << '\n';
+    if (!doc["rejected"].empty()) {
+        out << "\nRejected and duplicate files:\n";
+        for (const auto &r : doc["rejected"])
+            out << "  " << r["path"].get<std::string>() << ": " << r["reason"].get<std::string>() << '\n';
+    }
+    if (!doc["near_duplicates"].empty())
+        out << '\n' << doc["near_duplicates"].size() << " groups of near-duplicate images (kept; see --json)\n";
+    return out.str();
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+void addScanVerbs(CLI::App &app, CliContext &context)
+{
+    auto options = std::make_shared<engine::ScanOptions>();
+    CLI::App *scan = app.add_subcommand("scan", "Validate an image folder: class counts and rejected files with reasons "
+                                                "(exit 0 even when files were rejected)");
+    addScanOptions(scan, *options);
+    scan->callback([&context, options] {
+        context.action = [&context, options] {
+            const nlohmann::json doc = scanJson(engine::scanFolder(*options));
+            context.print(doc, scanText(doc));
+            return 0;
+        };
+    });
+
+    // Benchmark: the scanner against the naive way (cv::imread of every file, one thread).
+    CLI::App *bench = app.add_subcommand("bench", "Benchmarks; print JSON");
+    bench->require_subcommand(1);
+    auto benchOptions = std::make_shared<engine::ScanOptions>();
+    CLI::App *benchScan = bench->add_subcommand("scan", "Scanner throughput on IMAGE_DIR, with a naive peer");
+    addScanOptions(benchScan, *benchOptions);
+    benchScan->callback([benchOptions] {
+        const engine::ScanResult warm = engine::scanFolder(*benchOptions); // fills the page cache
+        auto start = std::chrono::steady_clock::now();
+        const engine::ScanResult timed = engine::scanFolder(*benchOptions);
+        const double scanSeconds = secondsSince(start);
+        start = std::chrono::steady_clock::now();
+        int decoded = 0;
+        for (const engine::ScannedImage &i : timed.images)
+            decoded += cv::imread(timed.root + "/" + i.relPath, cv::IMREAD_COLOR).empty() ? 0 : 1;
+        const double naiveSeconds = secondsSince(start);
+        const double n = double(timed.images.size());
+        const nlohmann::json doc = {{"benchmark", "scan"},
+                                    {"files", timed.images.size()},
+                                    {"ok", timed.count(engine::ImageStatus::Ok)},
+                                    {"threads", benchOptions->threads},
+                                    {"lathe_scan_images_per_s", n / scanSeconds},
+                                    {"peer", "cv::imread of every file, one thread (decode only, no hash)"},
+                                    {"peer_images_per_s", decoded / naiveSeconds},
+                                    {"ratio_lathe_over_peer", (n / scanSeconds) / (decoded / naiveSeconds)}};
+        std::cout << doc.dump(2) << '\n';
+    });
+}
+
+} // namespace lathe::cli
