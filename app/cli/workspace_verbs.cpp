@@ -1,6 +1,7 @@
 #include "workspace_verbs.h"
 
 #include "demo_project_job.h"
+#include "import_job.h"
 #include "project.h"
 
 #include <CLI/CLI.hpp>
@@ -34,6 +35,58 @@ std::string projectText(const nlohmann::json &doc)
          << "\nSchema   " << doc["schema_version"].get<int>() << "\nCreated  " << doc["created"].get<std::string>()
          << '\n';
     return text.str();
+}
+
+nlohmann::json importJson(const QVariantMap &summary)
+{
+    nlohmann::json doc = nlohmann::json::object();
+    for (auto it = summary.begin(); it != summary.end(); ++it)
+        doc[it.key().toStdString()] = it.value().toInt();
+    return doc;
+}
+
+std::string importText(const QVariantMap &s)
+{
+    const auto n = [&s](const char *key) { return s.value(QString::fromLatin1(key)).toInt(); };
+    std::ostringstream text;
+    text << n("ok") << " usable, " << n("rejected") << " rejected, " << n("duplicates") << " duplicates, "
+         << n("nearDuplicateGroups") << " near-duplicate groups (" << n("added") << " added, " << n("changed")
+         << " changed, " << n("removed") << " removed, " << n("unchanged") << " unchanged)\n";
+    return text.str();
+}
+
+void addImport(CLI::App &app, CliContext &context)
+{
+    auto params = std::make_shared<workspace::ImportJob::Params>();
+    auto project = std::make_shared<std::string>();
+    auto source = std::make_shared<std::string>();
+    auto name = std::make_shared<std::string>();
+    CLI::App *cmd = app.add_subcommand("import", "Import (or re-import, incrementally) an image folder into a "
+                                                 "project's catalog");
+    cmd->add_option("PROJECT", *project, "Project folder")->required();
+    cmd->add_option("IMAGE_DIR", *source, "Folder with one sub-folder per class (optionally under train/val/test)")
+        ->required();
+    cmd->add_option("--name", *name, "Dataset name (default: the folder's name)");
+    cmd->add_option("--val", params->valFraction, "Validation fraction when the folder has no splits")
+        ->capture_default_str();
+    cmd->add_option("--test", params->testFraction, "Test fraction when the folder has no splits")
+        ->capture_default_str();
+    cmd->add_option("--seed", params->seed, "Seed of the split assignment")->capture_default_str();
+    cmd->add_option("--max-pixels", params->maxPixels, "Refuse images with more pixels than this")
+        ->capture_default_str();
+    cmd->callback([&context, params, project, source, name] {
+        context.action = [&context, params, project, source, name] {
+            auto p = Project::open(QString::fromStdString(*project)); // checks and migrates the project
+            params->databasePath = p->databasePath();
+            p.reset();
+            params->sourceDir = QString::fromStdString(*source);
+            params->name = QString::fromStdString(*name);
+            const QVariantMap summary =
+                workspace::ImportJob::toVariantMap(workspace::ImportJob::importFolder(*params, {}));
+            context.print(importJson(summary), "Imported " + *source + ": " + importText(summary));
+            return 0;
+        };
+    });
 }
 
 void addProject(CLI::App &app, CliContext &context)
@@ -91,13 +144,15 @@ void addDemo(CLI::App &app, CliContext &context)
             nlohmann::json classes = nlohmann::json::array();
             for (const QString &c : r[QStringLiteral("classes")].toStringList())
                 classes.push_back(c.toStdString());
-            const nlohmann::json notYet = {"import and validation", "shards", "training", "evaluation", "export"};
+            const QVariantMap imported = r[QStringLiteral("import")].toMap();
+            const nlohmann::json notYet = {"shards", "training", "evaluation", "export"};
             const nlohmann::json doc = {{"project", r[QStringLiteral("project")].toString().toStdString()},
                                         {"images", r[QStringLiteral("images")].toString().toStdString()},
                                         {"classes", classes},
                                         {"train_images", r[QStringLiteral("train")].toInt()},
                                         {"test_images", r[QStringLiteral("test")].toInt()},
                                         {"reused", r[QStringLiteral("reused")].toBool()},
+                                        {"import", importJson(imported)},
                                         {"not_yet_available", notYet}};
             std::ostringstream text;
             text << "Lathe demo\n"
@@ -105,8 +160,10 @@ void addDemo(CLI::App &app, CliContext &context)
                  << " training and " << doc["test_images"].get<int>() << " test PNGs, " << classes.size()
                  << " Fashion-MNIST classes" << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
                  << "  Project: " << doc["project"].get<std::string>() << "\n"
-                 << "The demo stops here: import and validation, shards, training, evaluation and export are "
-                    "not built yet.\n";
+                 << "  Catalog: dataset 'fashion-mnist', " << importText(imported)
+                 << "Open the project in the workbench (lathe " << doc["project"].get<std::string>()
+                 << ") to inspect it.\n"
+                 << "The demo stops here: shards, training, evaluation and export are not built yet.\n";
             context.print(doc, text.str());
             return 0;
         };
@@ -118,6 +175,7 @@ void addDemo(CLI::App &app, CliContext &context)
 void addWorkspaceVerbs(CLI::App &app, CliContext &context)
 {
     addProject(app, context);
+    addImport(app, context);
     addDemo(app, context);
 }
 

@@ -137,6 +137,8 @@ ImageHeader jpegHeader(const std::uint8_t *data, std::size_t size)
     if (tjDecompressHeader3(handle.get(), data, static_cast<unsigned long>(size), &width, &height, &subsamp,
                             &colorspace) != 0)
         throw EngineError(std::string("corrupt or truncated JPEG header (") + tjGetErrorStr2(handle.get()) + ")");
+    if (width <= 0 || height <= 0) // libjpeg ran out of data before the frame header
+        throw EngineError("truncated JPEG header (no frame header)");
     ImageHeader h;
     h.format = ImageFormat::Jpeg;
     h.width = width;

@@ -1,6 +1,7 @@
 #include "demo_project_job.h"
 
 #include "demo_data.h"
+#include "import_job.h"
 #include "project.h"
 #include "workspace_error.h"
 
@@ -79,10 +80,21 @@ QVariant DemoProjectJob::execute()
     project->setMeta(QStringLiteral("demo_train_images"), result[QStringLiteral("train")].toString());
     project->setMeta(QStringLiteral("demo_test_images"), result[QStringLiteral("test")].toString());
 
+    const QString databasePath = project->databasePath();
+    result[QStringLiteral("project")] = project->folder();
+    project.reset(); // the import opens its own connection
+
+    // Import the images into the catalog (incremental: a second demo reads nothing again).
+    ImportJob::Params import;
+    import.databasePath = databasePath;
+    import.sourceDir = images;
+    import.name = QStringLiteral("fashion-mnist");
+    const ImportSummary summary = ImportJob::importFolder(import, taskControl(tr("Importing demo images")));
+    result[QStringLiteral("import")] = ImportJob::toVariantMap(summary);
+
     QStringList classes;
     for (const std::string &name : engine::fashionMnistClasses())
         classes << QString::fromStdString(name);
-    result[QStringLiteral("project")] = project->folder();
     result[QStringLiteral("images")] = images;
     result[QStringLiteral("classes")] = classes;
     result[QStringLiteral("reused")] = reuseImages && reuseProject;

@@ -4,10 +4,11 @@
 
 namespace lathe::workspace {
 
-// Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist and
-// a Lathe project in ROOT/project that records where they are. Existing parts are reused,
-// so running it again is quick. Result: a QVariantMap with project, images, classes,
-// train, test and reused.
+// Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist, a
+// Lathe project in ROOT/project that records where they are, and the images imported into
+// its catalog as the dataset "fashion-mnist". Existing parts are reused, so running it again
+// is quick. Result: a QVariantMap with project, images, classes, train, test, reused and
+// import (ImportJob's summary map).
 class DemoProjectJob : public Job
 {
     Q_OBJECT

@@ -1,12 +1,12 @@
 #include "project.h"
 
+#include "project_database.h"
 #include "schema_migrations.h"
 #include "workspace_error.h"
 
 #include <QAtomicInteger>
 #include <QDateTime>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -24,31 +24,6 @@ const QStringList &subfolders()
 {
     static const QStringList names = {QStringLiteral("datasets"), QStringLiteral("runs"), QStringLiteral("exports")};
     return names;
-}
-
-// The 16-byte header every SQLite 3 database starts with.
-bool hasSqliteHeader(const QString &path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
-    return file.read(16) == QByteArray("SQLite format 3\0", 16);
-}
-
-QSqlDatabase addConnection(const QString &connection, const QString &path)
-{
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
-    db.setDatabaseName(path);
-    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
-    return db;
-}
-
-int pragmaInt(QSqlDatabase &db, const QString &pragma)
-{
-    QSqlQuery query(db);
-    if (!query.exec(QStringLiteral("PRAGMA ") + pragma) || !query.next())
-        return -1;
-    return query.value(0).toInt();
 }
 
 // SQLite's quick_check, summarised: empty when the file is sound, else its first findings.
@@ -102,7 +77,7 @@ std::unique_ptr<Project> Project::create(const QString &folder, const QString &n
         throw WorkspaceError(tr("%1: cannot create the folder").arg(path));
 
     std::unique_ptr<Project> project(new Project(path, newConnectionName()));
-    QSqlDatabase db = addConnection(project->m_connection, project->databasePath());
+    QSqlDatabase db = ProjectDatabase::addConnection(project->m_connection, project->databasePath());
     if (!db.open())
         throw WorkspaceError(tr("%1: cannot create the database (%2)").arg(project->databasePath(), db.lastError().text()));
     QSqlQuery(db).exec(QStringLiteral("PRAGMA application_id = %1").arg(kApplicationId));
@@ -124,31 +99,17 @@ std::unique_ptr<Project> Project::open(const QString &folder)
     const QFileInfo dbInfo(dbPath);
     if (!dbInfo.exists())
         throw WorkspaceError(tr("%1: not a Lathe project (it has no %2)").arg(path, QString::fromLatin1(kDatabaseFile)));
-    if (!dbInfo.isReadable())
-        throw WorkspaceError(tr("%1: no permission to read the file").arg(dbPath));
-    // Refuse damaged files before SQLite sees them: SQLite would treat a zero-byte file as a
-    // new empty database, and we must not write into something that is not ours.
-    if (dbInfo.size() == 0 || !hasSqliteHeader(dbPath))
-        throw WorkspaceError(tr("%1: the file is damaged or is not a SQLite database; it was left untouched").arg(dbPath));
+    // Before SQLite sees the file: it would take a zero-byte file for a new database, and we
+    // must not write into something that is not ours.
+    ProjectDatabase::checkFile(dbPath);
 
     std::unique_ptr<Project> project(new Project(path, newConnectionName()));
-    QSqlDatabase db = addConnection(project->m_connection, dbPath);
+    QSqlDatabase db = ProjectDatabase::addConnection(project->m_connection, dbPath);
     if (!db.open())
         throw WorkspaceError(tr("%1: cannot open the database (%2)").arg(dbPath, db.lastError().text()));
 
     // Read-only checks first: nothing is written until we know the file is ours and not newer.
-    const int version = lathe::workspace::schemaVersion(db, dbPath);
-    const int appId = pragmaInt(db, QStringLiteral("application_id"));
-    if (appId != kApplicationId)
-        throw WorkspaceError(tr("%1: a SQLite database of another program, not a Lathe project; it was left untouched")
-                                 .arg(dbPath));
-    const int newest = projectMigrations().back().version;
-    if (version > newest)
-        throw WorkspaceError(tr("%1: written by a newer version of Lathe (schema %2; this version reads up to %3). "
-                                "Update Lathe to open it; the project was left untouched.")
-                                 .arg(dbPath)
-                                 .arg(version)
-                                 .arg(newest));
+    ProjectDatabase::checkOwnership(db, dbPath);
     const QString damage = integrityProblem(db);
     if (!damage.isEmpty())
         throw WorkspaceError(tr("%1: the database is damaged (%2); it was left untouched").arg(dbPath, damage));

@@ -23,6 +23,52 @@ const std::vector<Migration> &projectMigrations()
          {QStringLiteral("CREATE TABLE project_meta ("
                          " key TEXT PRIMARY KEY NOT NULL,"
                          " value TEXT NOT NULL)")}},
+        // The dataset catalog. Images are looked up per dataset by class and split (counts,
+        // the converter), by status (the rejected list) and by content hash (duplicates);
+        // label_override_id gets a partial index so deleting a class need not scan every image.
+        {2,
+         {QStringLiteral("CREATE TABLE datasets ("
+                         " id INTEGER PRIMARY KEY,"
+                         " name TEXT NOT NULL UNIQUE,"
+                         " source_dir TEXT NOT NULL,"
+                         " folder_splits INTEGER NOT NULL DEFAULT 0,"
+                         " seed INTEGER NOT NULL DEFAULT 0,"
+                         " val_fraction REAL NOT NULL,"
+                         " test_fraction REAL NOT NULL,"
+                         " imported_at TEXT NOT NULL)"),
+          QStringLiteral("CREATE TABLE classes ("
+                         " id INTEGER PRIMARY KEY,"
+                         " dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,"
+                         " name TEXT NOT NULL,"
+                         " UNIQUE(dataset_id, name))"),
+          QStringLiteral("CREATE TABLE images ("
+                         " id INTEGER PRIMARY KEY,"
+                         " dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,"
+                         " rel_path TEXT NOT NULL,"
+                         " class_id INTEGER REFERENCES classes(id),"
+                         " split TEXT NOT NULL,"
+                         " size INTEGER NOT NULL,"
+                         " mtime_ns INTEGER NOT NULL,"
+                         " width INTEGER NOT NULL DEFAULT 0,"
+                         " height INTEGER NOT NULL DEFAULT 0,"
+                         " channels INTEGER NOT NULL DEFAULT 0,"
+                         " bit_depth INTEGER NOT NULL DEFAULT 8,"
+                         " cmyk INTEGER NOT NULL DEFAULT 0,"
+                         " format TEXT NOT NULL,"
+                         " exif_orientation INTEGER NOT NULL DEFAULT 1,"
+                         " sha256 TEXT NOT NULL DEFAULT '',"
+                         " dhash INTEGER NOT NULL DEFAULT 0,"
+                         " status TEXT NOT NULL CHECK(status IN ('ok', 'rejected', 'duplicate')),"
+                         " reason TEXT NOT NULL DEFAULT '',"
+                         " label_override_id INTEGER REFERENCES classes(id),"
+                         " excluded INTEGER NOT NULL DEFAULT 0,"
+                         " near_dup_group INTEGER,"
+                         " UNIQUE(dataset_id, rel_path))"),
+          QStringLiteral("CREATE INDEX images_by_class_split ON images(dataset_id, class_id, split)"),
+          QStringLiteral("CREATE INDEX images_by_status ON images(dataset_id, status)"),
+          QStringLiteral("CREATE INDEX images_by_sha256 ON images(dataset_id, sha256)"),
+          QStringLiteral("CREATE INDEX images_by_override ON images(label_override_id)"
+                         " WHERE label_override_id IS NOT NULL")}},
     };
     return migrations;
 }

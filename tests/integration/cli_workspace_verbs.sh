@@ -12,7 +12,7 @@ expect_eq "$(json_get 'd["name"]' <<<"$out")" "Flowers" "project name"
 [ -d "$TMP/p/datasets" ] && [ -d "$TMP/p/runs" ] && [ -d "$TMP/p/exports" ] || fail "sub-folders"
 expect_eq "$(sqlite3 "$TMP/p/project.sqlite" 'PRAGMA journal_mode')" "wal" "WAL mode"
 out=$("$CLI" --json project info "$TMP/p") || fail "project info"
-expect_eq "$(json_get 'd["schema_version"]' <<<"$out")" "1" "schema version"
+expect_eq "$(json_get 'd["schema_version"]' <<<"$out")" "2" "schema version"
 
 mkdir "$TMP/junk" && echo "junk" > "$TMP/junk/project.sqlite"
 err=$("$CLI" project info "$TMP/junk" 2>&1 >/dev/null) && fail "junk project must fail"
@@ -26,6 +26,20 @@ proj=$(json_get 'd["project"]' <<<"$out")
 expect_contains "$proj" "$TMP/data/" "demo under XDG_DATA_HOME"
 expect_contains "$(json_get 'd["not_yet_available"]' <<<"$out")" "training" "demo is honest about what is missing"
 "$CLI" project info "$proj" >/dev/null || fail "demo project opens"
+expect_eq "$(json_get 'd["import"]["ok"]' <<<"$out")" "70" "demo images imported into the catalog"
+expect_eq "$(sqlite3 "$proj/project.sqlite" "SELECT count(*) FROM images WHERE status='ok'")" "70" "catalog rows"
 text=$("$CLI" demo) || fail "second demo"
 expect_contains "$text" "already there" "second demo reuses the images"
+expect_contains "$text" "70 unchanged" "second demo re-imports incrementally"
+
+# import: a folder with a bad file among good ones; the exit status is 0, the reason stored.
+images=$(json_get 'd["images"]' <<<"$out")
+cp -r "$images" "$TMP/mine"
+: > "$TMP/mine/train/Bag/empty.png"
+out=$("$CLI" --json import "$TMP/p" "$TMP/mine" --name mine) || fail "import"
+expect_eq "$(json_get 'd["ok"]' <<<"$out")" "70" "import ok"
+expect_eq "$(json_get 'd["rejected"]' <<<"$out")" "1" "import rejected"
+expect_eq "$(sqlite3 "$TMP/p/project.sqlite" "SELECT reason FROM images WHERE rel_path='train/Bag/empty.png'")" \
+  "empty file (0 bytes)" "reason stored"
+"$CLI" import "$TMP/p" "$TMP/nope" >/dev/null 2>&1 && fail "import of a missing folder must fail"
 echo "cli workspace verbs: all passed"

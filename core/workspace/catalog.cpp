@@ -1,0 +1,530 @@
+#include "catalog.h"
+
+#include "workspace_error.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QHash>
+#include <QSaveFile>
+#include <QSet>
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace lathe::workspace {
+namespace {
+
+QString fromStd(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+
+// SQLite integers are signed 64-bit: unsigned values (seeds, dHashes) keep their bit pattern.
+qint64 toStoredBits(quint64 value)
+{
+    return static_cast<qint64>(value);
+}
+
+quint64 fromStoredBits(const QVariant &value)
+{
+    return static_cast<quint64>(value.toLongLong());
+}
+
+engine::ImageStatus statusFromName(const QString &name)
+{
+    for (engine::ImageStatus status : {engine::ImageStatus::Ok, engine::ImageStatus::Rejected, engine::ImageStatus::Duplicate}) {
+        if (name == QLatin1String(engine::statusName(status)))
+            return status;
+    }
+    return engine::ImageStatus::Rejected;
+}
+
+engine::ImageFormat formatFromName(const QString &name)
+{
+    for (engine::ImageFormat format : {engine::ImageFormat::Jpeg, engine::ImageFormat::Png, engine::ImageFormat::Bmp,
+                                       engine::ImageFormat::Tiff, engine::ImageFormat::Webp}) {
+        if (name == QLatin1String(engine::formatName(format)))
+            return format;
+    }
+    return engine::ImageFormat::Unknown;
+}
+
+// The columns images() and image() read, in this order.
+const QString kImageSelect = QStringLiteral(
+    "SELECT i.id, i.rel_path, c.name, o.name, i.split, i.status, i.reason, i.size, i.width, i.height,"
+    " i.channels, i.bit_depth, i.format, i.exif_orientation, i.sha256, i.excluded, i.near_dup_group"
+    " FROM images i"
+    " LEFT JOIN classes c ON c.id = i.class_id"
+    " LEFT JOIN classes o ON o.id = i.label_override_id ");
+
+CatalogImage readImage(const QSqlQuery &query)
+{
+    CatalogImage image;
+    image.id = query.value(0).toLongLong();
+    image.relPath = query.value(1).toString();
+    image.folderClass = query.value(2).toString();
+    image.className = query.value(3).isNull() ? image.folderClass : query.value(3).toString();
+    image.split = query.value(4).toString();
+    image.status = query.value(5).toString();
+    image.reason = query.value(6).toString();
+    image.size = query.value(7).toLongLong();
+    image.width = query.value(8).toInt();
+    image.height = query.value(9).toInt();
+    image.channels = query.value(10).toInt();
+    image.bitDepth = query.value(11).toInt();
+    image.format = query.value(12).toString();
+    image.exifOrientation = query.value(13).toInt();
+    image.sha256 = query.value(14).toString();
+    image.excluded = query.value(15).toInt() != 0;
+    image.nearDuplicateGroup = query.value(16).isNull() ? -1 : query.value(16).toInt();
+    return image;
+}
+
+const QString kDatasetSelect = QStringLiteral(
+    "SELECT id, name, source_dir, folder_splits, seed, val_fraction, test_fraction, imported_at FROM datasets ");
+
+DatasetInfo readDataset(const QSqlQuery &query)
+{
+    DatasetInfo info;
+    info.id = query.value(0).toInt();
+    info.name = query.value(1).toString();
+    info.sourceDir = query.value(2).toString();
+    info.folderSplits = query.value(3).toInt() != 0;
+    info.seed = fromStoredBits(query.value(4));
+    info.valFraction = query.value(5).toDouble();
+    info.testFraction = query.value(6).toDouble();
+    info.importedAt = query.value(7).toString();
+    return info;
+}
+
+// Rolls back unless committed, so an exception half-way through leaves the catalog as it was.
+// IMMEDIATE takes the write lock up front, waiting out the busy timeout if another connection
+// (the GUI's) is writing: a deferred transaction that reads first could not wait when it
+// later needs to write.
+class Transaction
+{
+public:
+    explicit Transaction(const QSqlDatabase &db)
+        : m_query(db)
+    {
+    }
+    ~Transaction()
+    {
+        if (m_open)
+            m_query.exec(QStringLiteral("ROLLBACK"));
+    }
+    bool begin() { return m_open = m_query.exec(QStringLiteral("BEGIN IMMEDIATE")); }
+    bool commit()
+    {
+        if (!m_query.exec(QStringLiteral("COMMIT")))
+            return false;
+        m_open = false;
+        return true;
+    }
+    QSqlError lastError() const { return m_query.lastError(); }
+
+private:
+    QSqlQuery m_query;
+    bool m_open = false;
+};
+
+QString csvField(const QString &field)
+{
+    static const QString special = QStringLiteral(",\"\r\n");
+    bool quote = field.startsWith(QLatin1Char(' ')) || field.endsWith(QLatin1Char(' '));
+    for (QChar c : field)
+        quote = quote || special.contains(c);
+    if (!quote)
+        return field;
+    QString escaped = field;
+    escaped.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+    return QLatin1Char('"') + escaped + QLatin1Char('"');
+}
+
+} // namespace
+
+Catalog::Catalog(const QSqlDatabase &db)
+    : m_db(db)
+{
+}
+
+QSqlQuery Catalog::prepare(const QString &sql) const
+{
+    QSqlQuery query(m_db);
+    query.setForwardOnly(true);
+    if (!query.prepare(sql))
+        fail(query.lastError());
+    return query;
+}
+
+void Catalog::exec(QSqlQuery &query) const
+{
+    if (!query.exec())
+        fail(query.lastError());
+}
+
+void Catalog::fail(const QSqlError &error) const
+{
+    throw WorkspaceError(tr("%1: cannot read or update the dataset catalog (%2)").arg(m_db.databaseName(), error.text()));
+}
+
+QVector<DatasetInfo> Catalog::datasets() const
+{
+    QSqlQuery query = prepare(kDatasetSelect + QStringLiteral("ORDER BY name"));
+    exec(query);
+    QVector<DatasetInfo> result;
+    while (query.next())
+        result.append(readDataset(query));
+    return result;
+}
+
+int Catalog::datasetId(const QString &name) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT id FROM datasets WHERE name = ?"));
+    query.addBindValue(name);
+    exec(query);
+    return query.next() ? query.value(0).toInt() : 0;
+}
+
+DatasetInfo Catalog::dataset(int datasetId) const
+{
+    QSqlQuery query = prepare(kDatasetSelect + QStringLiteral("WHERE id = ?"));
+    query.addBindValue(datasetId);
+    exec(query);
+    return query.next() ? readDataset(query) : DatasetInfo{};
+}
+
+QStringList Catalog::classes(int datasetId) const
+{
+    QSqlQuery query = prepare(QStringLiteral("SELECT name FROM classes WHERE dataset_id = ? ORDER BY name"));
+    query.addBindValue(datasetId);
+    exec(query);
+    QStringList result;
+    while (query.next())
+        result << query.value(0).toString();
+    return result;
+}
+
+QVector<CatalogImage> Catalog::images(int datasetId) const
+{
+    QSqlQuery query = prepare(kImageSelect + QStringLiteral("WHERE i.dataset_id = ? ORDER BY i.rel_path"));
+    query.addBindValue(datasetId);
+    exec(query);
+    QVector<CatalogImage> result;
+    while (query.next())
+        result.append(readImage(query));
+    return result;
+}
+
+CatalogImage Catalog::image(qint64 imageId) const
+{
+    QSqlQuery query = prepare(kImageSelect + QStringLiteral("WHERE i.id = ?"));
+    query.addBindValue(imageId);
+    exec(query);
+    return query.next() ? readImage(query) : CatalogImage{};
+}
+
+QVector<ClassCount> Catalog::classCounts(int datasetId) const
+{
+    QSqlQuery query = prepare(QStringLiteral(
+        "SELECT COALESCE(o.name, c.name) AS label, i.split, COUNT(*) FROM images i"
+        " LEFT JOIN classes c ON c.id = i.class_id"
+        " LEFT JOIN classes o ON o.id = i.label_override_id"
+        " WHERE i.dataset_id = ? AND i.status = 'ok' AND i.excluded = 0"
+        " AND COALESCE(o.name, c.name) IS NOT NULL"
+        " GROUP BY label, i.split"
+        " ORDER BY label, CASE i.split WHEN 'train' THEN 0 WHEN 'val' THEN 1 WHEN 'test' THEN 2 ELSE 3 END"));
+    query.addBindValue(datasetId);
+    exec(query);
+    QVector<ClassCount> result;
+    while (query.next())
+        result.append({query.value(0).toString(), query.value(1).toString(), query.value(2).toInt()});
+    return result;
+}
+
+std::vector<engine::ScannedImage> Catalog::previousScan(int datasetId) const
+{
+    QSqlQuery query = prepare(QStringLiteral(
+        "SELECT i.rel_path, c.name, i.split, i.size, i.mtime_ns, i.width, i.height, i.channels, i.bit_depth, i.cmyk,"
+        " i.format, i.exif_orientation, i.sha256, i.dhash, i.status, i.reason"
+        " FROM images i LEFT JOIN classes c ON c.id = i.class_id"
+        " WHERE i.dataset_id = ? ORDER BY i.rel_path"));
+    query.addBindValue(datasetId);
+    exec(query);
+    std::vector<engine::ScannedImage> result;
+    while (query.next()) {
+        engine::ScannedImage image;
+        image.relPath = query.value(0).toString().toStdString();
+        image.className = query.value(1).toString().toStdString();
+        image.split = query.value(2).toString().toStdString();
+        image.size = query.value(3).toLongLong();
+        image.mtimeNs = query.value(4).toLongLong();
+        image.header.width = query.value(5).toInt();
+        image.header.height = query.value(6).toInt();
+        image.header.channels = query.value(7).toInt();
+        image.header.bitDepth = query.value(8).toInt();
+        image.header.cmyk = query.value(9).toInt() != 0;
+        image.header.format = formatFromName(query.value(10).toString());
+        image.header.exifOrientation = query.value(11).toInt();
+        image.sha256 = query.value(12).toString().toStdString();
+        image.dhash = fromStoredBits(query.value(13));
+        image.status = statusFromName(query.value(14).toString());
+        image.reason = query.value(15).toString().toStdString();
+        result.push_back(std::move(image));
+    }
+    return result;
+}
+
+ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions &options, const engine::ScanResult &scan)
+{
+    if (name.trimmed().isEmpty())
+        throw WorkspaceError(tr("A dataset needs a name"));
+
+    Transaction transaction(m_db);
+    if (!transaction.begin())
+        fail(transaction.lastError());
+
+    ImportSummary summary;
+    const QString sourceDir = QDir::cleanPath(fromStd(scan.root.empty() ? options.root : scan.root));
+    summary.datasetId = datasetId(name);
+    {
+        QSqlQuery query = prepare(summary.datasetId == 0
+                                      ? QStringLiteral("INSERT INTO datasets(source_dir, folder_splits, seed, val_fraction,"
+                                                       " test_fraction, imported_at, name) VALUES(?, ?, ?, ?, ?, ?, ?)")
+                                      : QStringLiteral("UPDATE datasets SET source_dir = ?, folder_splits = ?, seed = ?,"
+                                                       " val_fraction = ?, test_fraction = ?, imported_at = ?"
+                                                       " WHERE name = ?"));
+        query.addBindValue(sourceDir);
+        query.addBindValue(scan.folderSplits ? 1 : 0);
+        query.addBindValue(toStoredBits(options.seed));
+        query.addBindValue(options.valFraction);
+        query.addBindValue(options.testFraction);
+        query.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+        query.addBindValue(name);
+        exec(query);
+        if (summary.datasetId == 0)
+            summary.datasetId = query.lastInsertId().toInt();
+    }
+
+    // Classes: every class folder of the scan, plus any class an image names.
+    QHash<QString, int> classIds;
+    {
+        QSqlQuery query = prepare(QStringLiteral("SELECT name, id FROM classes WHERE dataset_id = ?"));
+        query.addBindValue(summary.datasetId);
+        exec(query);
+        while (query.next())
+            classIds.insert(query.value(0).toString(), query.value(1).toInt());
+    }
+    QSet<QString> scannedClasses;
+    for (const std::string &className : scan.classes)
+        scannedClasses.insert(fromStd(className));
+    for (const engine::ScannedImage &image : scan.images) {
+        if (!image.className.empty())
+            scannedClasses.insert(fromStd(image.className));
+    }
+    {
+        QSqlQuery insert = prepare(QStringLiteral("INSERT INTO classes(dataset_id, name) VALUES(?, ?)"));
+        QStringList names = scannedClasses.values();
+        names.sort(); // ids in name order, the same on every run
+        for (const QString &className : std::as_const(names)) {
+            if (classIds.contains(className))
+                continue;
+            insert.bindValue(0, summary.datasetId);
+            insert.bindValue(1, className);
+            exec(insert);
+            classIds.insert(className, insert.lastInsertId().toInt());
+        }
+    }
+
+    struct Existing
+    {
+        qint64 id = 0;
+        qint64 size = 0;
+        qint64 mtimeNs = 0;
+        bool seen = false;
+    };
+    QHash<QString, Existing> existing;
+    {
+        QSqlQuery query = prepare(QStringLiteral("SELECT rel_path, id, size, mtime_ns FROM images WHERE dataset_id = ?"));
+        query.addBindValue(summary.datasetId);
+        exec(query);
+        while (query.next()) {
+            existing.insert(query.value(0).toString(),
+                            {query.value(1).toLongLong(), query.value(2).toLongLong(), query.value(3).toLongLong(), false});
+        }
+    }
+
+    std::vector<int> nearGroup(scan.images.size(), -1);
+    for (std::size_t group = 0; group < scan.nearDuplicates.size(); ++group) {
+        for (int index : scan.nearDuplicates[group]) {
+            if (index >= 0 && std::size_t(index) < nearGroup.size())
+                nearGroup[std::size_t(index)] = int(group);
+        }
+    }
+    summary.nearDuplicateGroups = int(scan.nearDuplicates.size());
+
+    // The scan's columns, in the order both statements below bind them.
+    QSqlQuery insert = prepare(QStringLiteral(
+        "INSERT INTO images(class_id, split, size, mtime_ns, width, height, channels, bit_depth, cmyk, format,"
+        " exif_orientation, sha256, dhash, status, reason, near_dup_group, dataset_id, rel_path)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    // The CASEs see the row's old sha256: the user's exclusion and relabel stay with the same
+    // content and are dropped when the file now holds another picture. The scan's columns are
+    // bound a second time for the WHERE, which skips rows that would not change: a re-import
+    // of an untouched folder then writes nothing and leaves the indexes alone.
+    QSqlQuery update = prepare(QStringLiteral(
+        "UPDATE images SET class_id = ?, split = ?, size = ?, mtime_ns = ?, width = ?, height = ?, channels = ?,"
+        " bit_depth = ?, cmyk = ?, format = ?, exif_orientation = ?, sha256 = ?, dhash = ?, status = ?, reason = ?,"
+        " near_dup_group = ?,"
+        " label_override_id = CASE WHEN sha256 = ? THEN label_override_id ELSE NULL END,"
+        " excluded = CASE WHEN sha256 = ? THEN excluded ELSE 0 END"
+        " WHERE id = ? AND NOT (class_id IS ? AND split = ? AND size = ? AND mtime_ns = ? AND width = ? AND height = ?"
+        " AND channels = ? AND bit_depth = ? AND cmyk = ? AND format = ? AND exif_orientation = ? AND sha256 = ?"
+        " AND dhash = ? AND status = ? AND reason = ? AND near_dup_group IS ?)"));
+    constexpr int kScanColumns = 16;
+    const QVariant nullInt(QMetaType::fromType<int>());
+    for (std::size_t index = 0; index < scan.images.size(); ++index) {
+        const engine::ScannedImage &image = scan.images[index];
+        const QString relPath = fromStd(image.relPath);
+        const QString sha256 = fromStd(image.sha256);
+        const auto found = existing.find(relPath);
+        const bool isNew = found == existing.end() || found->seen; // a repeated path is inserted and fails loudly
+        QSqlQuery &query = isNew ? insert : update;
+        const QVariant values[kScanColumns] = {
+            image.className.empty() ? nullInt : QVariant(classIds.value(fromStd(image.className))),
+            fromStd(image.split),
+            qint64(image.size),
+            qint64(image.mtimeNs),
+            image.header.width,
+            image.header.height,
+            image.header.channels,
+            image.header.bitDepth,
+            image.header.cmyk ? 1 : 0,
+            QString::fromLatin1(engine::formatName(image.header.format)),
+            image.header.exifOrientation,
+            sha256,
+            toStoredBits(image.dhash),
+            QString::fromLatin1(engine::statusName(image.status)),
+            fromStd(image.reason),
+            nearGroup[index] < 0 ? nullInt : QVariant(nearGroup[index]),
+        };
+        for (int column = 0; column < kScanColumns; ++column)
+            query.bindValue(column, values[column]);
+        if (isNew) {
+            query.bindValue(kScanColumns, summary.datasetId);
+            query.bindValue(kScanColumns + 1, relPath);
+            ++summary.added;
+        } else {
+            query.bindValue(kScanColumns, sha256);
+            query.bindValue(kScanColumns + 1, sha256);
+            query.bindValue(kScanColumns + 2, found->id);
+            for (int column = 0; column < kScanColumns; ++column)
+                query.bindValue(kScanColumns + 3 + column, values[column]);
+            found->seen = true;
+            // Files the engine never reads (a stray file beside the class folders) are not reused
+            // either; with the same size and time they are unchanged, not "changed" every time.
+            const bool same = image.reused || (found->size == image.size && found->mtimeNs == image.mtimeNs);
+            ++(same ? summary.unchanged : summary.changed);
+        }
+        exec(query);
+        switch (image.status) {
+        case engine::ImageStatus::Ok:
+            ++summary.ok;
+            break;
+        case engine::ImageStatus::Rejected:
+            ++summary.rejected;
+            break;
+        case engine::ImageStatus::Duplicate:
+            ++summary.duplicates;
+            break;
+        }
+    }
+
+    {
+        QSqlQuery remove = prepare(QStringLiteral("DELETE FROM images WHERE id = ?"));
+        for (const Existing &row : std::as_const(existing)) {
+            if (row.seen)
+                continue;
+            remove.bindValue(0, row.id);
+            exec(remove);
+            ++summary.removed;
+        }
+    }
+
+    // Every image row now belongs to the scan, so a class the scan does not name has no image;
+    // it stays while a relabel points to it.
+    {
+        QSqlQuery remove = prepare(QStringLiteral(
+            "DELETE FROM classes WHERE id = ? AND NOT EXISTS (SELECT 1 FROM images WHERE label_override_id = ?)"));
+        for (auto it = classIds.cbegin(); it != classIds.cend(); ++it) {
+            if (scannedClasses.contains(it.key()))
+                continue;
+            remove.bindValue(0, it.value());
+            remove.bindValue(1, it.value());
+            exec(remove);
+        }
+    }
+
+    if (!transaction.commit())
+        fail(transaction.lastError());
+    return summary;
+}
+
+void Catalog::setExcluded(qint64 imageId, bool excluded)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE images SET excluded = ? WHERE id = ?"));
+    query.addBindValue(excluded ? 1 : 0);
+    query.addBindValue(imageId);
+    exec(query);
+    if (query.numRowsAffected() == 0)
+        throw WorkspaceError(tr("No image %1 in the catalog; it may have been removed by a re-import").arg(imageId));
+}
+
+void Catalog::relabel(qint64 imageId, const QString &className)
+{
+    QSqlQuery find = prepare(QStringLiteral(
+        "SELECT i.class_id, d.id, d.name, i.rel_path FROM images i JOIN datasets d ON d.id = i.dataset_id WHERE i.id = ?"));
+    find.addBindValue(imageId);
+    exec(find);
+    if (!find.next())
+        throw WorkspaceError(tr("No image %1 in the catalog; it may have been removed by a re-import").arg(imageId));
+    const QVariant folderClassId = find.value(0);
+    const int dataset = find.value(1).toInt();
+    const QString datasetName = find.value(2).toString();
+    const QString relPath = find.value(3).toString();
+    find.finish();
+
+    QSqlQuery lookup = prepare(QStringLiteral("SELECT id FROM classes WHERE dataset_id = ? AND name = ?"));
+    lookup.addBindValue(dataset);
+    lookup.addBindValue(className);
+    exec(lookup);
+    if (!lookup.next())
+        throw WorkspaceError(tr("%1: cannot relabel it as \"%2\": dataset \"%3\" has no such class")
+                                 .arg(relPath, className, datasetName));
+    const int classId = lookup.value(0).toInt();
+    lookup.finish();
+
+    QSqlQuery query = prepare(QStringLiteral("UPDATE images SET label_override_id = ? WHERE id = ?"));
+    const bool isFolderClass = !folderClassId.isNull() && folderClassId.toInt() == classId;
+    query.addBindValue(isFolderClass ? QVariant(QMetaType::fromType<int>()) : QVariant(classId));
+    query.addBindValue(imageId);
+    exec(query);
+}
+
+void Catalog::writeRejectedCsv(int datasetId, const QString &path) const
+{
+    QSqlQuery query = prepare(QStringLiteral(
+        "SELECT rel_path, status, reason FROM images WHERE dataset_id = ? AND status <> 'ok' ORDER BY rel_path"));
+    query.addBindValue(datasetId);
+    exec(query);
+    QString text = QStringLiteral("path,status,reason\n");
+    while (query.next()) {
+        text += csvField(query.value(0).toString()) + QLatin1Char(',') + csvField(query.value(1).toString())
+            + QLatin1Char(',') + csvField(query.value(2).toString()) + QLatin1Char('\n');
+    }
+
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
+        throw WorkspaceError(tr("%1: cannot write the file (%2)").arg(path, file.errorString()));
+}
+
+} // namespace lathe::workspace

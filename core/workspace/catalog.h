@@ -1,0 +1,117 @@
+#pragma once
+
+#include "folder_scan.h"
+
+#include <QCoreApplication>
+#include <QSqlDatabase>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+class QSqlError;
+class QSqlQuery;
+
+namespace lathe::workspace {
+
+struct DatasetInfo
+{
+    int id = 0;
+    QString name;
+    QString sourceDir;
+    bool folderSplits = false;
+    quint64 seed = 0;
+    double valFraction = 0.1;
+    double testFraction = 0.1;
+    QString importedAt; // ISO 8601, UTC
+};
+
+// One image row of the catalog.
+struct CatalogImage
+{
+    qint64 id = 0;
+    QString relPath;     // relative to the dataset's source folder
+    QString folderClass; // the class folder the file is in
+    QString className;   // the label in effect: a relabel, else folderClass
+    QString split;       // train, val or test
+    QString status;      // ok, rejected, duplicate
+    QString reason;
+    qint64 size = 0;
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    int bitDepth = 0;
+    QString format;
+    int exifOrientation = 1;
+    QString sha256;
+    bool excluded = false;    // the user took it out; the file is untouched
+    int nearDuplicateGroup = -1;
+
+    // Ok, not excluded: what training will see.
+    bool usable() const { return status == QLatin1String("ok") && !excluded; }
+};
+
+struct ClassCount
+{
+    QString className;
+    QString split;
+    int count = 0;
+};
+
+// What an import changed.
+struct ImportSummary
+{
+    int datasetId = 0;
+    int added = 0;     // files not in the catalog before
+    int removed = 0;   // catalog rows whose file is gone
+    int changed = 0;   // same path, different size or time: read again
+    int unchanged = 0; // taken over without reading the file
+    int ok = 0;
+    int rejected = 0;
+    int duplicates = 0;
+    int nearDuplicateGroups = 0;
+};
+
+// The dataset catalog in a project database: datasets, classes and images, with the user's
+// exclusions and relabels. Source folders are never modified. Use from one thread (the one
+// that owns the connection). Throws WorkspaceError on database failures.
+class Catalog
+{
+    Q_DECLARE_TR_FUNCTIONS(lathe::workspace::Catalog)
+
+public:
+    explicit Catalog(const QSqlDatabase &db);
+
+    QVector<DatasetInfo> datasets() const;
+    // 0 when there is none of that name.
+    int datasetId(const QString &name) const;
+    DatasetInfo dataset(int datasetId) const;
+
+    QStringList classes(int datasetId) const; // sorted
+    QVector<CatalogImage> images(int datasetId) const; // ordered by relPath
+    CatalogImage image(qint64 imageId) const;
+    QVector<ClassCount> classCounts(int datasetId) const; // usable images per class and split
+
+    // The previous scan of a dataset, for ScanOptions::previous (incremental re-import).
+    std::vector<engine::ScannedImage> previousScan(int datasetId) const;
+
+    // Creates or updates the dataset called name from a scan, in one transaction: rows of
+    // files that are gone are deleted, new and changed files are inserted or updated, and
+    // exclusions and relabels of files that did not change are kept.
+    ImportSummary applyScan(const QString &name, const engine::ScanOptions &options, const engine::ScanResult &scan);
+
+    void setExcluded(qint64 imageId, bool excluded);
+    // className must be one of the dataset's classes; relabel to the folder class clears it.
+    void relabel(qint64 imageId, const QString &className);
+
+    // Rejected and duplicate files with their reasons: relative path, status, reason.
+    void writeRejectedCsv(int datasetId, const QString &path) const;
+
+private:
+    QSqlQuery prepare(const QString &sql) const;
+    void exec(QSqlQuery &query) const;
+    [[noreturn]] void fail(const QSqlError &error) const;
+
+    QSqlDatabase m_db;
+};
+
+} // namespace lathe::workspace

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "catalog.h"
+#include "job.h"
+
+namespace lathe::workspace {
+
+// Imports (or re-imports, incrementally) an image folder into a project's catalog: scans it
+// with engine::scanFolder on this job's worker thread, using its own database connection,
+// then applies the result in one transaction. Cancelling during the scan leaves the catalog
+// exactly as it was. Result: a QVariantMap with datasetId, added, removed, changed,
+// unchanged, ok, rejected, duplicates and nearDuplicateGroups.
+class ImportJob : public Job
+{
+    Q_OBJECT
+
+public:
+    struct Params
+    {
+        QString databasePath; // the project's project.sqlite
+        QString sourceDir;
+        QString name;         // dataset name; empty: the folder's name
+        double valFraction = 0.1;
+        double testFraction = 0.1;
+        quint64 seed = 0;
+        qint64 maxPixels = 100'000'000;
+    };
+
+    explicit ImportJob(Params params, QObject *parent = nullptr);
+
+    // The import itself, on the calling thread (the job, the demo, lathe-cli). Throws
+    // WorkspaceError, EngineError or Cancelled.
+    static ImportSummary importFolder(const Params &params, const engine::TaskControl &control);
+    static QVariantMap toVariantMap(const ImportSummary &summary);
+
+protected:
+    QVariant execute() override;
+
+private:
+    const Params m_params;
+};
+
+} // namespace lathe::workspace
