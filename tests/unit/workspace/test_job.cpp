@@ -236,6 +236,8 @@ private Q_SLOTS:
         QCOMPARE(r.value(QStringLiteral("train")).toInt(), 30);
         QCOMPARE(r.value(QStringLiteral("test")).toInt(), 10);
         QCOMPARE(r.value(QStringLiteral("classes")).toStringList().size(), 10);
+        // The demo images are in the catalog as the dataset "fashion-mnist".
+        QCOMPARE(r.value(QStringLiteral("import")).toMap().value(QStringLiteral("ok")).toInt(), 40);
         auto project = Project::open(r.value(QStringLiteral("project")).toString());
         QCOMPARE(project->meta(QStringLiteral("demo_images")), DemoProjectJob::imagesFolder(tmp.path()));
         QCOMPARE(project->meta(QStringLiteral("demo_train_images")), QStringLiteral("30"));
@@ -249,6 +251,9 @@ private Q_SLOTS:
         QCOMPARE(againSpies.finished.count(), 1);
         QVERIFY(again->result().toMap().value(QStringLiteral("reused")).toBool());
         QCOMPARE(again->result().toMap().value(QStringLiteral("train")).toInt(), 30);
+        const QVariantMap reimport = again->result().toMap().value(QStringLiteral("import")).toMap();
+        QCOMPARE(reimport.value(QStringLiteral("unchanged")).toInt(), 40);
+        QCOMPARE(reimport.value(QStringLiteral("added")).toInt(), 0);
     }
 
     void demoProjectJobFailsClearlyWithoutTheData()
