@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "about_dialog.h"
+#include "data_page.h"
 #include "demo_project_job.h"
 #include "job_manager.h"
 #include "jobs_panel.h"
@@ -22,7 +23,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
-#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStackedWidget>
@@ -82,11 +82,10 @@ void MainWindow::buildPages()
     m_pageList->setFixedWidth(170);
     m_pages = new QStackedWidget(m_workbench);
 
+    m_dataPage = new ui::DataPage(m_jobs, m_pages);
+    m_pageList->addItem(tr("Data"));
+    m_pages->addWidget(m_dataPage);
     const QList<QPair<QString, QString>> pages = {
-        {tr("Data"), tr("Import a folder of images with one sub-folder per class (or train/val/test splits "
-                        "above them), validate every file with a precise reason for each one rejected, "
-                        "convert to record shards and inspect the data: thumbnails, class balance, image "
-                        "sizes and duplicates.")},
         {tr("Model"), tr("Choose a pretrained backbone (ResNet, EfficientNet, MobileNetV3, ConvNeXt, ViT), "
                          "load its weights, replace the head for your classes and decide which layers train.")},
         {tr("Train"), tr("Set augmentation, optimiser, learning-rate schedule, mixed precision and devices, "
@@ -194,11 +193,12 @@ bool MainWindow::openProject(const QString &folder)
         showError(tr("Cannot open the project"), e.message());
         return false;
     }
+    m_dataPage->setProject(nullptr); // before the previous project goes
     m_project = std::move(project);
     m_settings->addRecentProject(m_project->folder());
     m_settings->setLastProjectFolder(QFileInfo(m_project->folder()).absolutePath());
     refreshRecentMenu();
-    refreshProjectFacts();
+    refreshProject();
     m_central->setCurrentWidget(m_workbench);
     updateTitle();
     statusBar()->showMessage(tr("Opened %1").arg(m_project->folder()), 5000);
@@ -221,9 +221,10 @@ void MainWindow::closeProject()
 {
     if (!m_project)
         return;
+    m_dataPage->setProject(nullptr);
     m_project.reset();
     m_central->setCurrentWidget(m_welcome);
-    refreshProjectFacts();
+    refreshProject();
     updateTitle();
     Q_EMIT projectClosed();
 }
@@ -252,27 +253,14 @@ MainWindow::Page MainWindow::currentPage() const
     return static_cast<Page>(m_pages->currentIndex());
 }
 
-PlaceholderPage *MainWindow::page(Page page) const
+QWidget *MainWindow::pageWidget(Page page) const
 {
-    return qobject_cast<PlaceholderPage *>(m_pages->widget(page));
+    return m_pages->widget(page);
 }
 
-void MainWindow::refreshProjectFacts()
+void MainWindow::refreshProject()
 {
-    QStringList facts;
-    if (m_project) {
-        const QLocale locale;
-        facts << tr("Project folder: %1").arg(QDir::toNativeSeparators(m_project->folder()))
-              << tr("Datasets folder: %1").arg(QDir::toNativeSeparators(m_project->datasetsDir()));
-        const QString demoImages = m_project->meta(QStringLiteral("demo_images"));
-        if (!demoImages.isEmpty())
-            facts << tr("Demo images: %1 (%2 training and %3 test images of 10 Fashion-MNIST classes, as class "
-                        "folders ready for import)")
-                         .arg(QDir::toNativeSeparators(demoImages),
-                              locale.toString(m_project->meta(QStringLiteral("demo_train_images")).toInt()),
-                              locale.toString(m_project->meta(QStringLiteral("demo_test_images")).toInt()));
-    }
-    page(DataPage)->setFacts(facts);
+    m_dataPage->setProject(m_project.get());
     m_projectLabel->setText(m_project ? m_project->name() : QString());
     m_closeProjectAction->setEnabled(m_project != nullptr);
 }
@@ -351,6 +339,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     m_settings->setWindowGeometry(saveGeometry());
     m_settings->setWindowState(saveState());
     m_settings->sync();
+    m_dataPage->setProject(nullptr);
     m_project.reset();
     event->accept();
 }

@@ -19,8 +19,8 @@ class Settings;
 
 namespace lathe::ui {
 
+class DataPage;
 class JobsPanel;
-class PlaceholderPage;
 class WelcomePage;
 
 // The workbench: a page list (Data, Model, Train, Runs, Evaluate, Export) beside the
@@ -47,7 +47,11 @@ public:
 
     void showPage(Page page);
     Page currentPage() const;
-    PlaceholderPage *page(Page page) const;
+    // The widget shown for a page: the DataPage for DataPage, a PlaceholderPage for each
+    // page whose feature has not landed yet.
+    QWidget *pageWidget(Page page) const;
+    // Qualified: inside MainWindow, DataPage names the Page value.
+    ui::DataPage *dataPage() const { return m_dataPage; }
     workspace::JobManager *jobManager() const { return m_jobs; }
 
 Q_SIGNALS:
@@ -64,7 +68,7 @@ private:
     void buildMenus();
     void buildJobsDock();
     void refreshRecentMenu();
-    void refreshProjectFacts();
+    void refreshProject();
     void updateTitle();
     void showError(const QString &title, const QString &message);
     void askNewProject();
@@ -81,6 +85,7 @@ private:
     QWidget *m_workbench = nullptr;
     QListWidget *m_pageList = nullptr;
     QStackedWidget *m_pages = nullptr;
+    ui::DataPage *m_dataPage = nullptr;
     QDockWidget *m_jobsDock = nullptr;
     JobsPanel *m_jobsPanel = nullptr;
     QMenu *m_recentMenu = nullptr;

@@ -1,4 +1,5 @@
 #include "about_dialog.h"
+#include "data_page.h"
 #include "job.h"
 #include "job_list_model.h"
 #include "job_manager.h"
@@ -63,17 +64,29 @@ private Q_SLOTS:
             const QRect rect = list->visualItemRect(list->item(i));
             QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, rect.center());
             QCOMPARE(int(window.currentPage()), i);
-            ui::PlaceholderPage *page = window.page(MainWindow::Page(i));
-            QCOMPARE(page->title(), titles.at(i));
+            QCOMPARE(list->item(i)->text(), titles.at(i));
+            QWidget *page = window.pageWidget(MainWindow::Page(i));
             QVERIFY(page->isVisible());
-            // Each page says plainly that it is not there yet.
+            if (i == MainWindow::DataPage) {
+                QCOMPARE(page, window.dataPage());
+                continue;
+            }
+            // Each page whose feature has not landed says so plainly.
+            auto *placeholder = qobject_cast<ui::PlaceholderPage *>(page);
+            QVERIFY(placeholder);
+            QCOMPARE(placeholder->title(), titles.at(i));
             auto *badge = page->findChild<QLabel *>(QStringLiteral("notYetBadge"));
             QVERIFY(badge && badge->isVisible());
         }
         window.showPage(MainWindow::DataPage);
-        const QStringList facts = window.page(MainWindow::DataPage)->facts();
+        const QStringList facts = window.dataPage()->facts();
         QVERIFY(!facts.isEmpty());
         QVERIFY(facts.first().contains(QDir::toNativeSeparators(folder)));
+        // A project without a dataset: the page shows its facts and offers an import.
+        auto *factsLabel = window.dataPage()->findChild<QLabel *>(QStringLiteral("pageFacts"));
+        QTRY_VERIFY(factsLabel->isVisible());
+        QVERIFY(factsLabel->text().contains(QDir::toNativeSeparators(folder)));
+        QTRY_VERIFY(window.dataPage()->findChild<QPushButton *>(QStringLiteral("emptyImportButton"))->isEnabled());
 
         QCOMPARE(settings.recentProjects().first(), QDir::cleanPath(folder));
         window.close();
@@ -137,8 +150,10 @@ private Q_SLOTS:
         QCOMPARE(view->model()->rowCount(), 1);
         QVERIFY(opened.wait(60000));
         QVERIFY(window.project());
-        const QStringList facts = window.page(MainWindow::DataPage)->facts();
+        const QStringList facts = window.dataPage()->facts();
         QVERIFY2(facts.join(QLatin1Char('\n')).contains(QStringLiteral("1,000")), qPrintable(facts.join(QLatin1Char('\n'))));
+        // The Data page offers to import the demo images.
+        QTRY_VERIFY(window.dataPage()->findChild<QPushButton *>(QStringLiteral("demoImportButton"))->isVisible());
         const QModelIndex status = view->model()->index(0, ui::JobListModel::StatusColumn);
         QTRY_COMPARE(status.data().toString(), QStringLiteral("Finished"));
         QCOMPARE(view->model()->index(0, ui::JobListModel::ProgressColumn).data().toInt(), 100);
@@ -176,7 +191,7 @@ private Q_SLOTS:
         auto *list = window.findChild<QListWidget *>(QStringLiteral("pageList"));
         QCOMPARE(list->item(0)->text(), QStringLiteral("数据"));
         QCOMPARE(list->item(2)->text(), QStringLiteral("训练"));
-        QCOMPARE(window.page(MainWindow::ExportPage)->findChild<QLabel *>(QStringLiteral("notYetBadge"))->text(),
+        QCOMPARE(window.pageWidget(MainWindow::ExportPage)->findChild<QLabel *>(QStringLiteral("notYetBadge"))->text(),
                  QStringLiteral("尚未实现"));
         QCoreApplication::removeTranslator(&translator);
     }
