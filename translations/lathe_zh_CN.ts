@@ -29,6 +29,447 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::CatalogConnection</name>
+    <message>
+        <source>%1: the project database does not exist</source>
+        <translation>%1：项目数据库不存在</translation>
+    </message>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ClassBalanceChart</name>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>No usable images to count.</source>
+        <translation>没有可统计的可用图像。</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Usable images</source>
+        <translation>可用图像</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %2: %n image(s)</source>
+        <translation>
+            <numerusform>%1，%2：%n 张图像</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::DataPage</name>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Import Folder…</source>
+        <translation>导入文件夹…</translation>
+    </message>
+    <message>
+        <source>A folder with one sub-folder per class, optionally under train, val and test folders. Nothing in it is changed.</source>
+        <translation>每个类别一个子文件夹的文件夹，可位于 train、val 和 test 文件夹之下。其中的内容不会被修改。</translation>
+    </message>
+    <message>
+        <source>Import the Demo Images</source>
+        <translation>导入演示图像</translation>
+    </message>
+    <message>
+        <source>Re-import</source>
+        <translation>重新导入</translation>
+    </message>
+    <message>
+        <source>Scan the dataset&apos;s folder again: new and changed files are read, removed ones leave the catalog, and your exclusions and relabels are kept.</source>
+        <translation>重新扫描数据集文件夹：读取新增和修改的文件，已删除的文件移出目录，并保留你的排除和重新标注。</translation>
+    </message>
+    <message>
+        <source>Dataset:</source>
+        <translation>数据集：</translation>
+    </message>
+    <message>
+        <source>All splits</source>
+        <translation>全部划分</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Every status</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>Usable</source>
+        <translation>可用</translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>Excluded</source>
+        <translation>已排除</translation>
+    </message>
+    <message>
+        <source>Class:</source>
+        <translation>类别：</translation>
+    </message>
+    <message>
+        <source>Split:</source>
+        <translation>划分：</translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>Images</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Class Balance</source>
+        <translation>类别分布</translation>
+    </message>
+    <message>
+        <source>Rejected Files</source>
+        <translation>被拒绝的文件</translation>
+    </message>
+    <message>
+        <source>Near Duplicates</source>
+        <translation>近似重复</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the list (relative path, status, reason) as a CSV file</source>
+        <translation>将列表（相对路径、状态、原因）保存为 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Project folder: %1</source>
+        <translation>项目文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Datasets folder: %1</source>
+        <translation>数据集文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Demo images: %1 (%2 training and %3 test images of 10 Fashion-MNIST classes, as class folders ready for import)</source>
+        <translation>演示图像：%1（10 个 Fashion-MNIST 类别的 %2 张训练图像和 %3 张测试图像，按类别文件夹存放，可直接导入）</translation>
+    </message>
+    <message>
+        <source>Reading the catalog…</source>
+        <translation>正在读取目录…</translation>
+    </message>
+    <message>
+        <source>The catalog cannot be read: %1</source>
+        <translation>无法读取目录：%1</translation>
+    </message>
+    <message>
+        <source>This project has no dataset yet. Import a folder of images with one sub-folder per class (optionally under train, val and test folders). Lathe checks every file and records why it refuses one; the folder itself is never changed.</source>
+        <translation>此项目还没有数据集。请导入每个类别一个子文件夹的图像文件夹（可位于 train、val 和 test 文件夹之下）。Lathe 会检查每个文件并记录拒绝的原因；文件夹本身不会被修改。</translation>
+    </message>
+    <message>
+        <source>Rejected Files (%L1)</source>
+        <translation>被拒绝的文件（%L1）</translation>
+    </message>
+    <message>
+        <source>Near Duplicates (%L1)</source>
+        <translation>近似重复（%L1）</translation>
+    </message>
+    <message>
+        <source>All classes</source>
+        <translation>全部类别</translation>
+    </message>
+    <message>
+        <source>Showing %1 of %2 images</source>
+        <translation>显示 %2 张图像中的 %1 张</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · imported %2 · %3 images: %4 usable, %5 rejected, %6 duplicates, %7 excluded · %n class(es)</source>
+        <translation>
+            <numerusform>%1 · 导入于 %2 · %3 张图像：%4 张可用，%5 张被拒绝，%6 张重复，%7 张已排除 · %n 个类别</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Import %1</source>
+        <translation>导入 %1</translation>
+    </message>
+    <message>
+        <source>Import a folder of images</source>
+        <translation>导入图像文件夹</translation>
+    </message>
+    <message>
+        <source>Import finished: %1 added, %2 changed, %3 removed, %4 unchanged; %5 usable, %6 rejected, %7 duplicates, %8 groups of near duplicates.</source>
+        <translation>导入完成：新增 %1，修改 %2，删除 %3，未变 %4；可用 %5，被拒绝 %6，重复 %7，近似重复 %8 组。</translation>
+    </message>
+    <message>
+        <source>Cannot import the folder</source>
+        <translation>无法导入文件夹</translation>
+    </message>
+    <message>
+        <source>Import cancelled; the catalog is as it was.</source>
+        <translation>导入已取消；目录保持原样。</translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <source>%1-rejected.csv</source>
+        <translation>%1-rejected.csv</translation>
+    </message>
+    <message>
+        <source>Export the rejected files</source>
+        <translation>导出被拒绝的文件</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Cannot export the list</source>
+        <translation>无法导出列表</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ImageListModel</name>
+    <message>
+        <source>Rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>Excluded</source>
+        <translation>已排除</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>Class: %1</source>
+        <translation>类别：%1</translation>
+    </message>
+    <message>
+        <source>Split: %1</source>
+        <translation>划分：%1</translation>
+    </message>
+    <message>
+        <source>Status: %1</source>
+        <translation>状态：%1</translation>
+    </message>
+    <message>
+        <source>Reason: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ImageViewer</name>
+    <message>
+        <source>%1: cannot decode (%2)</source>
+        <translation>%1：无法解码（%2）</translation>
+    </message>
+    <message>
+        <source>1 (as stored)</source>
+        <translation>1（按存储方向）</translation>
+    </message>
+    <message>
+        <source>2 (mirrored)</source>
+        <translation>2（水平镜像）</translation>
+    </message>
+    <message>
+        <source>3 (rotated 180°)</source>
+        <translation>3（旋转 180°）</translation>
+    </message>
+    <message>
+        <source>4 (mirrored vertically)</source>
+        <translation>4（垂直镜像）</translation>
+    </message>
+    <message>
+        <source>5 (mirrored, rotated 90° counter-clockwise)</source>
+        <translation>5（镜像并逆时针旋转 90°）</translation>
+    </message>
+    <message>
+        <source>6 (rotated 90° clockwise)</source>
+        <translation>6（顺时针旋转 90°）</translation>
+    </message>
+    <message>
+        <source>7 (mirrored, rotated 90° clockwise)</source>
+        <translation>7（镜像并顺时针旋转 90°）</translation>
+    </message>
+    <message>
+        <source>8 (rotated 90° counter-clockwise)</source>
+        <translation>8（逆时针旋转 90°）</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
+    </message>
+    <message>
+        <source>Relabel</source>
+        <translation>重新标注</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Path:</source>
+        <translation>路径：</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>大小：</translation>
+    </message>
+    <message>
+        <source>Dimensions:</source>
+        <translation>尺寸：</translation>
+    </message>
+    <message>
+        <source>Channels:</source>
+        <translation>通道数：</translation>
+    </message>
+    <message>
+        <source>Bit depth:</source>
+        <translation>位深：</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>EXIF orientation:</source>
+        <translation>EXIF 方向：</translation>
+    </message>
+    <message>
+        <source>SHA-256:</source>
+        <translation>SHA-256：</translation>
+    </message>
+    <message>
+        <source>Class:</source>
+        <translation>类别：</translation>
+    </message>
+    <message>
+        <source>Split:</source>
+        <translation>划分：</translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>Reason:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>Leave this image out of training, or take it back. The file is not touched.</source>
+        <translation>将此图像排除在训练之外，或重新纳入。文件本身不会被改动。</translation>
+    </message>
+    <message>
+        <source>Give this image another class. The file stays where it is.</source>
+        <translation>为此图像指定另一个类别。文件位置保持不变。</translation>
+    </message>
+    <message>
+        <source>Image — %1</source>
+        <translation>图像 — %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n byte(s)</source>
+        <translation>
+            <numerusform>%n 字节</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 bytes (%2)</source>
+        <translation>%1 字节（%2）</translation>
+    </message>
+    <message>
+        <source>%1 × %2 pixels</source>
+        <translation>%1 × %2 像素</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>%1 bits per channel</source>
+        <translation>每通道 %1 位</translation>
+    </message>
+    <message>
+        <source>not computed</source>
+        <translation>未计算</translation>
+    </message>
+    <message>
+        <source>%1 (relabelled; folder: %2)</source>
+        <translation>%1（已重新标注；文件夹：%2）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Include</source>
+        <translation>纳入</translation>
+    </message>
+    <message>
+        <source>Exclude</source>
+        <translation>排除</translation>
+    </message>
+    <message>
+        <source>This file cannot be shown: %1</source>
+        <translation>无法显示此文件：%1</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::JobListModel</name>
     <message>
         <source>Queued</source>
@@ -93,10 +534,6 @@
     <message>
         <source>Data</source>
         <translation>数据</translation>
-    </message>
-    <message>
-        <source>Import a folder of images with one sub-folder per class (or train/val/test splits above them), validate every file with a precise reason for each one rejected, convert to record shards and inspect the data: thumbnails, class balance, image sizes and duplicates.</source>
-        <translation>导入每个类别一个子文件夹的图像文件夹（或其上层带有 train/val/test 划分），逐一校验每个文件并为每个被拒绝的文件给出确切原因，转换为记录分片，并检查数据：缩略图、类别平衡、图像尺寸和重复图像。</translation>
     </message>
     <message>
         <source>Model</source>
@@ -235,18 +672,6 @@
         <translation>正在 %1 中创建演示项目</translation>
     </message>
     <message>
-        <source>Project folder: %1</source>
-        <translation>项目文件夹：%1</translation>
-    </message>
-    <message>
-        <source>Datasets folder: %1</source>
-        <translation>数据集文件夹：%1</translation>
-    </message>
-    <message>
-        <source>Demo images: %1 (%2 training and %3 test images of 10 Fashion-MNIST classes, as class folders ready for import)</source>
-        <translation>演示图像：%1（10 个 Fashion-MNIST 类别的 %2 张训练图像和 %3 张测试图像，按类别文件夹存放，可直接导入）</translation>
-    </message>
-    <message>
         <source>%1 — Lathe</source>
         <translation>%1 — Lathe</translation>
     </message>
@@ -275,6 +700,15 @@
     <message>
         <source>Waiting for jobs to stop…</source>
         <translation>正在等待任务停止…</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::NearDuplicateGroupModel</name>
+    <message numerus="yes">
+        <source>%n image(s): %1</source>
+        <translation>
+            <numerusform>%n 张图像：%1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -332,6 +766,51 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::RejectedFilesModel</name>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ThumbnailDelegate</name>
+    <message>
+        <source>Cannot decode</source>
+        <translation>无法解码</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>重复</translation>
+    </message>
+    <message>
+        <source>Excluded</source>
+        <translation>已排除</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ThumbnailLoader</name>
+    <message>
+        <source>too large to preview (%1 × %2 pixels)</source>
+        <translation>过大，无法预览（%1 × %2 像素）</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::WelcomePage</name>
     <message>
         <source>Welcome to Lathe</source>
@@ -367,6 +846,29 @@
     </message>
 </context>
 <context>
+    <name>lathe::workspace::Catalog</name>
+    <message>
+        <source>%1: cannot read or update the dataset catalog (%2)</source>
+        <translation>%1：无法读取或更新数据集目录（%2）</translation>
+    </message>
+    <message>
+        <source>A dataset needs a name</source>
+        <translation>数据集需要一个名称</translation>
+    </message>
+    <message>
+        <source>No image %1 in the catalog; it may have been removed by a re-import</source>
+        <translation>目录中没有图像 %1；它可能已在重新导入时被移除</translation>
+    </message>
+    <message>
+        <source>%1: cannot relabel it as &quot;%2&quot;: dataset &quot;%3&quot; has no such class</source>
+        <translation>%1：无法将其重新标注为“%2”：数据集“%3”中没有该类别</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the file (%2)</source>
+        <translation>%1：无法写入文件（%2）</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::DemoProjectJob</name>
     <message>
         <source>Create the Fashion-MNIST demo project</source>
@@ -387,6 +889,37 @@
     <message>
         <source>Fashion-MNIST demo</source>
         <translation>Fashion-MNIST 演示</translation>
+    </message>
+    <message>
+        <source>Importing demo images</source>
+        <translation>正在导入演示图像</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::ImportJob</name>
+    <message>
+        <source>Import images</source>
+        <translation>导入图像</translation>
+    </message>
+    <message>
+        <source>Scanning images</source>
+        <translation>正在扫描图像</translation>
+    </message>
+    <message>
+        <source>No image folder was given to import</source>
+        <translation>未指定要导入的图像文件夹</translation>
+    </message>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot enable foreign keys (%2)</source>
+        <translation>%1：无法启用外键约束（%2）</translation>
+    </message>
+    <message>
+        <source>Updating the catalog</source>
+        <translation>正在更新目录</translation>
     </message>
 </context>
 <context>
@@ -442,24 +975,8 @@
         <translation>%1：不是 Lathe 项目（缺少 %2）</translation>
     </message>
     <message>
-        <source>%1: no permission to read the file</source>
-        <translation>%1：没有读取该文件的权限</translation>
-    </message>
-    <message>
-        <source>%1: the file is damaged or is not a SQLite database; it was left untouched</source>
-        <translation>%1：文件已损坏或不是 SQLite 数据库；未对其作任何改动</translation>
-    </message>
-    <message>
         <source>%1: cannot open the database (%2)</source>
         <translation>%1：无法打开数据库（%2）</translation>
-    </message>
-    <message>
-        <source>%1: a SQLite database of another program, not a Lathe project; it was left untouched</source>
-        <translation>%1：这是其他程序的 SQLite 数据库，不是 Lathe 项目；未对其作任何改动</translation>
-    </message>
-    <message>
-        <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
-        <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
     </message>
     <message>
         <source>%1: the database is damaged (%2); it was left untouched</source>
@@ -476,6 +993,29 @@
     <message>
         <source>%1: cannot write to the database (%2)</source>
         <translation>%1：无法写入数据库（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::ProjectDatabase</name>
+    <message>
+        <source>%1: file not found</source>
+        <translation>%1：找不到文件</translation>
+    </message>
+    <message>
+        <source>%1: no permission to read the file</source>
+        <translation>%1：没有读取该文件的权限</translation>
+    </message>
+    <message>
+        <source>%1: the file is damaged or is not a SQLite database; it was left untouched</source>
+        <translation>%1：文件已损坏或不是 SQLite 数据库；未对其作任何改动</translation>
+    </message>
+    <message>
+        <source>%1: a SQLite database of another program, not a Lathe project; it was left untouched</source>
+        <translation>%1：这是其他程序的 SQLite 数据库，不是 Lathe 项目；未对其作任何改动</translation>
+    </message>
+    <message>
+        <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
+        <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
     </message>
 </context>
 </TS>
