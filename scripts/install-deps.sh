@@ -18,7 +18,7 @@ PACKAGES=(
   # real data for the demo and the tests
   dataset-fashion-mnist darknet
   # GUI tests and screenshots without a display; fonts that cover Chinese
-  xvfb xauth x11-utils imagemagick fonts-wqy-microhei qt6-translations-l10n
+  xvfb xauth x11-utils xdotool imagemagick fonts-wqy-microhei qt6-translations-l10n
 )
 
 # One dpkg-query for the whole list; packages dpkg has never seen are reported on stderr.

@@ -8,10 +8,11 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -m 700 "$TMP/run"
 export XDG_RUNTIME_DIR="$TMP/run" XDG_DATA_HOME="$TMP/data"
 
-# shot NAME THEME LANGUAGE ARGS...: one screenshot of lathe started with ARGS.
+# shot NAME THEME LANGUAGE CLICK ARGS...: one screenshot of lathe started with ARGS, after a
+# click at CLICK ("x y", or "-" for none), e.g. on a tab.
 shot() {
-  local name="$1" theme="$2" language="$3"
-  shift 3
+  local name="$1" theme="$2" language="$3" click="$4"
+  shift 4
   mkdir -p "$TMP/config-$name/Lathe"
   printf '[ui]\ntheme=%s\nlanguage=%s\n' "$theme" "$language" > "$TMP/config-$name/Lathe/lathe.ini"
   XDG_CONFIG_HOME="$TMP/config-$name" xvfb-run -a -s '-screen 0 1280x800x24' bash -c '
@@ -22,13 +23,23 @@ shot() {
       sleep 0.5
     done
     sleep 3
+    if [ "'"$click"'" != "-" ]; then xdotool mousemove '"$click"' click 1; sleep 2; fi
     import -window root "'"$ROOT/docs/$name.png"'"
     kill $pid' "$BUILD/app/lathe" "$@"
   echo "docs/$name.png"
 }
 
 "$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --test-per-class 20 >/dev/null
-shot welcome light ""
-shot main-window light "" --demo-dir "$TMP/demo"
-shot main-window-dark dark "" "$TMP/demo/project"
-shot main-window-zh_CN light zh_CN "$TMP/demo/project"
+shot welcome light "" -
+shot main-window light "" - --demo-dir "$TMP/demo"
+shot main-window-dark dark "" - "$TMP/demo/project"
+shot main-window-zh_CN light zh_CN - "$TMP/demo/project"
+# A few bad files among the demo images, so the rejected list has something to show.
+images="$TMP/demo/fashion-mnist/train"
+: > "$images/Bag/empty.png"
+echo "meeting notes" > "$images/Coat/notes.png"
+head -c 200 "$(ls "$images"/Dress/*.png | head -1)" > "$images/Dress/cut-short.png"
+cp "$(ls "$images"/Sandal/*.png | head -1)" "$images/Sandal/copy.png"
+"$BUILD/app/lathe-cli" import "$TMP/demo/project" "$TMP/demo/fashion-mnist" --name fashion-mnist >/dev/null
+shot data-class-balance light "" "309 168" "$TMP/demo/project"
+shot data-rejected-files light "" "420 168" "$TMP/demo/project"

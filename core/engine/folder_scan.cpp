@@ -492,15 +492,19 @@ ScanResult scanFolder(const ScanOptions &options, const TaskControl &control)
     std::sort(result.images.begin(), result.images.end(),
               [](const ScannedImage &a, const ScannedImage &b) { return a.relPath < b.relPath; });
 
-    // Exact duplicates: the first path (in sorted order) stays, the others point at it.
+    // Exact duplicates: one copy stays and the others point at it. A file known from the
+    // previous scan keeps its place, so a copy added later is the one marked; otherwise the
+    // first path in sorted order stays.
     std::unordered_map<std::string, const ScannedImage *> firstWithHash;
-    for (ScannedImage &image : result.images) {
-        if (image.status != ImageStatus::Ok)
-            continue;
-        const auto [it, inserted] = firstWithHash.emplace(image.sha256, &image);
-        if (!inserted) {
-            image.status = ImageStatus::Duplicate;
-            image.reason = "duplicate of " + it->second->relPath;
+    for (const bool reusedPass : {true, false}) {
+        for (ScannedImage &image : result.images) {
+            if (image.status != ImageStatus::Ok || image.reused != reusedPass)
+                continue;
+            const auto [it, inserted] = firstWithHash.emplace(image.sha256, &image);
+            if (!inserted) {
+                image.status = ImageStatus::Duplicate;
+                image.reason = "duplicate of " + it->second->relPath;
+            }
         }
     }
     result.nearDuplicates = findNearDuplicates(result.images, options.nearDuplicateDistance);

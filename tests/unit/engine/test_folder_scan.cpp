@@ -270,6 +270,14 @@ TEST(FolderScan, RescanReusesUnchangedFilesOnly)
     EXPECT_EQ(second.at("a/change.png").header.width, 41);
     EXPECT_FALSE(second.at("b/new.png").reused);
     EXPECT_EQ(second.at("a/keep.png").sha256, byPath(first).at("a/keep.png").sha256);
+
+    // A copy added later is the duplicate, even when its name sorts first.
+    const engine::ScanResult third = scan(root);
+    fs::copy_file(root / "a/keep.png", root / "a/0-copy.png");
+    const auto fourth = byPath(scan(root, third.images));
+    EXPECT_EQ(fourth.at("a/keep.png").status, engine::ImageStatus::Ok);
+    EXPECT_EQ(fourth.at("a/0-copy.png").status, engine::ImageStatus::Duplicate);
+    EXPECT_EQ(fourth.at("a/0-copy.png").reason, "duplicate of a/keep.png");
 }
 
 TEST(FolderScan, UnusableRootsAndCancel)
