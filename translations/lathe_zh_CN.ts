@@ -42,18 +42,6 @@
 <context>
     <name>lathe::ui::ClassBalanceChart</name>
     <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Validation</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <source>Test</source>
-        <translation>测试</translation>
-    </message>
-    <message>
         <source>No usable images to count.</source>
         <translation>没有可统计的可用图像。</translation>
     </message>
@@ -105,18 +93,6 @@
     <message>
         <source>All splits</source>
         <translation>全部划分</translation>
-    </message>
-    <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Validation</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <source>Test</source>
-        <translation>测试</translation>
     </message>
     <message>
         <source>Every status</source>
@@ -337,18 +313,6 @@
     <message>
         <source>8 (rotated 90° counter-clockwise)</source>
         <translation>8（逆时针旋转 90°）</translation>
-    </message>
-    <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Validation</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <source>Test</source>
-        <translation>测试</translation>
     </message>
     <message>
         <source>Relabel</source>
@@ -786,6 +750,21 @@
     <message>
         <source>Size</source>
         <translation>大小</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::SplitNames</name>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
     </message>
 </context>
 <context>

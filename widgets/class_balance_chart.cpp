@@ -1,6 +1,8 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "class_balance_chart.h"
 
+#include "split_names.h"
+
 #include <qcustomplot.h>
 
 #include <QEvent>
@@ -21,17 +23,6 @@ QColor splitColour(const QString &split)
     if (split == QLatin1String("test"))
         return QColor(70, 170, 90);
     return QColor(150, 110, 200);
-}
-
-QString splitTitle(const QString &split)
-{
-    if (split == QLatin1String("train"))
-        return ClassBalanceChart::tr("Training");
-    if (split == QLatin1String("val"))
-        return ClassBalanceChart::tr("Validation");
-    if (split == QLatin1String("test"))
-        return ClassBalanceChart::tr("Test");
-    return split;
 }
 
 } // namespace
@@ -93,7 +84,7 @@ void ClassBalanceChart::setCounts(const QStringList &classes, const QVector<work
     const double width = 0.8 / qMax(1, int(splitOrder.size()));
     for (const QString &split : std::as_const(splitOrder)) {
         auto *bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        bars->setName(splitTitle(split));
+        bars->setName(SplitNames::displayName(split));
         bars->setProperty("split", split);
         bars->setWidth(width);
         const QColor colour = splitColour(split);

@@ -1,5 +1,7 @@
 #include "data_page.h"
 
+#include "split_names.h"
+
 #include "background_task.h"
 #include "catalog_connection.h"
 #include "class_balance_chart.h"
@@ -167,9 +169,8 @@ QWidget *DataPage::buildInspector()
     m_splitFilter = new QComboBox(page);
     m_splitFilter->setObjectName(QStringLiteral("splitFilter"));
     m_splitFilter->addItem(tr("All splits"), QString());
-    m_splitFilter->addItem(tr("Training"), QStringLiteral("train"));
-    m_splitFilter->addItem(tr("Validation"), QStringLiteral("val"));
-    m_splitFilter->addItem(tr("Test"), QStringLiteral("test"));
+    for (const QString &split : SplitNames::keys())
+        m_splitFilter->addItem(SplitNames::displayName(split), split);
     m_statusFilter = new QComboBox(page);
     m_statusFilter->setObjectName(QStringLiteral("statusFilter"));
     m_statusFilter->addItem(tr("Every status"), QString());

@@ -1,5 +1,7 @@
 #include "image_viewer.h"
 
+#include "split_names.h"
+
 #include "background_task.h"
 #include "catalog_connection.h"
 #include "dataset_snapshot.h"
@@ -62,17 +64,6 @@ QString orientationText(int orientation)
     default:
         return QString::number(orientation);
     }
-}
-
-QString splitText(const QString &split)
-{
-    if (split == QLatin1String("train"))
-        return ImageViewer::tr("Training");
-    if (split == QLatin1String("val"))
-        return ImageViewer::tr("Validation");
-    if (split == QLatin1String("test"))
-        return ImageViewer::tr("Test");
-    return split;
 }
 
 } // namespace
@@ -217,7 +208,7 @@ void ImageViewer::updateFields()
     m_class->setText(image.className == image.folderClass
                          ? image.className
                          : tr("%1 (relabelled; folder: %2)").arg(image.className, image.folderClass));
-    m_split->setText(splitText(image.split));
+    m_split->setText(SplitNames::displayName(image.split));
     m_status->setText(ImageListModel::statusText(image));
     m_reason->setText(image.reason.isEmpty() ? tr("none") : image.reason);
     m_excludeButton->setText(image.excluded ? tr("Include") : tr("Exclude"));
