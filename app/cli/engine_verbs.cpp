@@ -2,7 +2,9 @@
 
 #include "demo_data.h"
 #include "runtime_info.h"
+#include "bench_verbs.h"
 #include "scan_verbs.h"
+#include "shard_verbs.h"
 
 #include <CLI/CLI.hpp>
 
@@ -72,7 +74,9 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
 {
     addInfo(app, context);
     addDemoData(app, context);
-    addScanVerbs(app, context);
+    addScanVerb(app, context);
+    addShardVerbs(app, context);
+    addBenchVerbs(app);
 }
 
 } // namespace lathe::cli

@@ -3,9 +3,7 @@
 #include "folder_scan.h"
 
 #include <CLI/CLI.hpp>
-#include <opencv2/imgcodecs.hpp>
 
-#include <chrono>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -13,6 +11,8 @@
 
 namespace lathe::cli {
 namespace {
+
+} // namespace
 
 void addScanOptions(CLI::App *cmd, engine::ScanOptions &options)
 {
@@ -24,6 +24,8 @@ void addScanOptions(CLI::App *cmd, engine::ScanOptions &options)
     cmd->add_option("--seed", options.seed, "Seed of the split assignment")->capture_default_str();
     cmd->add_option("--threads", options.threads, "Worker threads (0: all cores)")->capture_default_str();
 }
+
+namespace {
 
 nlohmann::json scanJson(const engine::ScanResult &r)
 {
@@ -77,14 +79,9 @@ std::string scanText(const nlohmann::json &doc)
     return out.str();
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 } // namespace
 
-void addScanVerbs(CLI::App &app, CliContext &context)
+void addScanVerb(CLI::App &app, CliContext &context)
 {
     auto options = std::make_shared<engine::ScanOptions>();
     CLI::App *scan = app.add_subcommand("scan", "Validate an image folder: class counts and rejected files with reasons "
@@ -96,34 +93,6 @@ void addScanVerbs(CLI::App &app, CliContext &context)
             context.print(doc, scanText(doc));
             return 0;
         };
-    });
-
-    // Benchmark: the scanner against the naive way (cv::imread of every file, one thread).
-    CLI::App *bench = app.add_subcommand("bench", "Benchmarks; print JSON");
-    bench->require_subcommand(1);
-    auto benchOptions = std::make_shared<engine::ScanOptions>();
-    CLI::App *benchScan = bench->add_subcommand("scan", "Scanner throughput on IMAGE_DIR, with a naive peer");
-    addScanOptions(benchScan, *benchOptions);
-    benchScan->callback([benchOptions] {
-        const engine::ScanResult warm = engine::scanFolder(*benchOptions); // fills the page cache
-        auto start = std::chrono::steady_clock::now();
-        const engine::ScanResult timed = engine::scanFolder(*benchOptions);
-        const double scanSeconds = secondsSince(start);
-        start = std::chrono::steady_clock::now();
-        int decoded = 0;
-        for (const engine::ScannedImage &i : timed.images)
-            decoded += cv::imread(timed.root + "/" + i.relPath, cv::IMREAD_COLOR).empty() ? 0 : 1;
-        const double naiveSeconds = secondsSince(start);
-        const double n = double(timed.images.size());
-        const nlohmann::json doc = {{"benchmark", "scan"},
-                                    {"files", timed.images.size()},
-                                    {"ok", timed.count(engine::ImageStatus::Ok)},
-                                    {"threads", benchOptions->threads},
-                                    {"lathe_scan_images_per_s", n / scanSeconds},
-                                    {"peer", "cv::imread of every file, one thread (decode only, no hash)"},
-                                    {"peer_images_per_s", decoded / naiveSeconds},
-                                    {"ratio_lathe_over_peer", (n / scanSeconds) / (decoded / naiveSeconds)}};
-        std::cout << doc.dump(2) << '\n';
     });
 }
 

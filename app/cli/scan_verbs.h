@@ -1,12 +1,16 @@
 #pragma once
 
 #include "cli_context.h"
+#include "folder_scan.h"
 
 #include <CLI/App.hpp>
 
 namespace lathe::cli {
 
-// `scan` and `bench scan`: engine-only verbs over an image folder.
-void addScanVerbs(CLI::App &app, CliContext &context);
+// `scan`: validate an image folder (engine only).
+void addScanVerb(CLI::App &app, CliContext &context);
+
+// The options every verb that scans a folder shares (IMAGE_DIR, --max-pixels, --val, ...).
+void addScanOptions(CLI::App *cmd, engine::ScanOptions &options);
 
 } // namespace lathe::cli

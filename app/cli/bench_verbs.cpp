@@ -1,0 +1,126 @@
+#include "bench_verbs.h"
+
+#include "folder_scan.h"
+#include "scan_verbs.h"
+#include "shard_converter.h"
+#include "tfrecord_reader.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace fs = std::filesystem;
+
+namespace lathe::cli {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The scanner against the naive way: cv::imread of every file on one thread.
+void addBenchScan(CLI::App *bench)
+{
+    auto options = std::make_shared<engine::ScanOptions>();
+    CLI::App *cmd = bench->add_subcommand("scan", "Scanner throughput on IMAGE_DIR, with a naive peer");
+    addScanOptions(cmd, *options);
+    cmd->callback([options] {
+        engine::scanFolder(*options); // fills the page cache
+        auto start = std::chrono::steady_clock::now();
+        const engine::ScanResult timed = engine::scanFolder(*options);
+        const double scanSeconds = secondsSince(start);
+        start = std::chrono::steady_clock::now();
+        int decoded = 0;
+        for (const engine::ScannedImage &i : timed.images)
+            decoded += cv::imread(timed.root + "/" + i.relPath, cv::IMREAD_COLOR).empty() ? 0 : 1;
+        const double naiveSeconds = secondsSince(start);
+        const double n = double(timed.images.size());
+        const nlohmann::json doc = {{"benchmark", "scan"},
+                                    {"files", timed.images.size()},
+                                    {"ok", timed.count(engine::ImageStatus::Ok)},
+                                    {"lathe_scan_images_per_s", n / scanSeconds},
+                                    {"peer", "cv::imread of every file, one thread (decode only, no hash)"},
+                                    {"peer_images_per_s", decoded / naiveSeconds},
+                                    {"ratio_lathe_over_peer", (n / scanSeconds) / (decoded / naiveSeconds)}};
+        std::cout << doc.dump(2) << '\n';
+    });
+}
+
+// Conversion (scan + shards, no re-encode) against copying the same files with `cat`, and
+// a sequential CRC-checked read of the shards from the page cache.
+void addBenchConvert(CLI::App *bench)
+{
+    auto options = std::make_shared<engine::ConvertOptions>();
+    auto work = std::make_shared<std::string>();
+    CLI::App *cmd = bench->add_subcommand("convert", "Conversion throughput on IMAGE_DIR against cat; shard read "
+                                                     "speed");
+    addScanOptions(cmd, options->scan);
+    cmd->add_option("WORK_DIR", *work, "Scratch folder on the same disk (removed afterwards)")->required();
+    cmd->callback([options, work] {
+        const fs::path scratch = fs::absolute(*work);
+        fs::create_directories(scratch);
+        engine::scanFolder(options->scan); // warm page cache for both contenders
+
+        std::uint64_t sourceBytes = 0;
+        for (const auto &entry : fs::recursive_directory_iterator(options->scan.root))
+            if (entry.is_regular_file())
+                sourceBytes += entry.file_size();
+        const std::string copy = (scratch / "copy.bin").string();
+        auto start = std::chrono::steady_clock::now();
+        const std::string command = "find '" + options->scan.root + "' -type f -exec cat {} + > '" + copy + "' && sync";
+        if (std::system(command.c_str()) != 0)
+            throw std::runtime_error("the cat peer failed");
+        const double catSeconds = secondsSince(start);
+        fs::remove(copy);
+
+        options->outDir = (scratch / "shards").string();
+        start = std::chrono::steady_clock::now();
+        const engine::ConvertResult r = engine::convertFolder(*options);
+        const double convertSeconds = secondsSince(start);
+
+        std::uint64_t shardBytes = 0;
+        std::uint64_t records = 0;
+        start = std::chrono::steady_clock::now();
+        std::string record;
+        for (const engine::ShardInfo &s : r.manifest.shards) {
+            engine::TFRecordReader reader((fs::path(r.outDir) / s.file).string());
+            while (reader.next(record))
+                ++records;
+            shardBytes += s.bytes;
+        }
+        const double readSeconds = secondsSince(start);
+        fs::remove_all(scratch);
+
+        const double mb = 1e6;
+        const nlohmann::json doc = {
+            {"benchmark", "convert"},
+            {"records", r.manifest.records},
+            {"source_mb", sourceBytes / mb},
+            {"lathe_convert_mb_per_s", sourceBytes / mb / convertSeconds},
+            {"peer", "find -exec cat of the same files into one file on the same disk, then sync"},
+            {"peer_cat_mb_per_s", sourceBytes / mb / catSeconds},
+            {"ratio_convert_over_cat", catSeconds / convertSeconds},
+            {"shard_read_records", records},
+            {"shard_read_gb_per_s", shardBytes / 1e9 / readSeconds}};
+        std::cout << doc.dump(2) << '\n';
+    });
+}
+
+} // namespace
+
+void addBenchVerbs(CLI::App &app)
+{
+    CLI::App *bench = app.add_subcommand("bench", "Benchmarks; print JSON");
+    bench->require_subcommand(1);
+    addBenchScan(bench);
+    addBenchConvert(bench);
+}
+
+} // namespace lathe::cli
