@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -74,11 +76,17 @@ std::string fileSha256(const fs::path &path)
 
 std::string readFile(const fs::path &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw EngineError(path.string() + ": cannot read");
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    if (in.bad())
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f)
+        throw EngineError(path.string() + ": cannot read (" + std::strerror(errno) + ")");
+    std::string bytes;
+    char buffer[1 << 16];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
+        bytes.append(buffer, n);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed)
         throw EngineError(path.string() + ": read error");
     return bytes;
 }
@@ -139,7 +147,11 @@ ImageExample makeExample(const fs::path &root, const ScannedImage &image, std::i
     example.label = label;
     example.classText = image.className;
     example.filename = image.relPath;
-    example.sha256 = sha256Hex(example.encoded.data(), example.encoded.size());
+    // The scan hashed these very bytes unless the file changed since (then its size shows it
+    // or the hash is computed again; verify checks every record's hash either way).
+    example.sha256 = !reencoded && example.encoded.size() == std::size_t(image.size) && !image.sha256.empty()
+                         ? image.sha256
+                         : sha256Hex(example.encoded.data(), example.encoded.size());
     return example;
 }
 
