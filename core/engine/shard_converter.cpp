@@ -302,12 +302,25 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
         for (const std::string &cls : m.classes)
             m.counts[split][cls] = 0;
 
+    // The user's relabels become the images' classes; exclusions join the report.
+    std::vector<ScannedImage> images = scan.images;
     std::map<std::string, std::vector<const ScannedImage *>> bySplit;
-    for (const ScannedImage &image : scan.images) {
-        if (image.status == ImageStatus::Ok && !image.className.empty())
-            bySplit[image.split].push_back(&image);
-        else
+    for (ScannedImage &image : images) {
+        if (image.status != ImageStatus::Ok || image.className.empty()) {
             m.rejected.push_back({image.relPath, statusName(image.status), image.reason});
+            continue;
+        }
+        if (options.excluded.count(image.relPath)) {
+            m.rejected.push_back({image.relPath, "excluded", "excluded by the user"});
+            continue;
+        }
+        if (const auto it = options.relabels.find(image.relPath); it != options.relabels.end()) {
+            if (!std::binary_search(m.classes.begin(), m.classes.end(), it->second))
+                throw EngineError(image.relPath + ": relabelled as '" + it->second + "', which is not a class of "
+                                  + scan.root);
+            image.className = it->second;
+        }
+        bySplit[image.split].push_back(&image);
     }
 
     // Plan shards: shuffle each split, then cut it into runs by bytes or by record count.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct ConvertOptions
     int maxSide = 0;                              // if > 0: re-encode larger images as JPEG ...
     int quality = 90;                             // ... with this quality
     std::uint64_t shuffleSeed = 0;                // order of records across a split's shards
+    // The user's corrections from the catalog, by path relative to the source folder: files
+    // left out of the shards, and files given another (existing) class.
+    std::set<std::string> excluded;
+    std::map<std::string, std::string> relabels;
 };
 
 // One shard as listed in dataset.json.

@@ -106,6 +106,29 @@ TEST(ShardConverter, RoundTripKeepsEveryImagesBytesAndLabel)
     EXPECT_TRUE(engine::verifyDataset(out.string()).ok());
 }
 
+TEST(ShardConverter, ExclusionsAndRelabelsFromTheCatalogAreApplied)
+{
+    TempDir dir;
+    const fs::path root = makeFolder(dir);
+    engine::ConvertOptions options = optionsFor(root, dir.path() / "fixed");
+    options.excluded = {"a/dog.jpg"};
+    options.relabels = {{"b/eagle.jpg", "a"}};
+    const engine::ConvertResult r = engine::convertFolder(options);
+    EXPECT_EQ(r.manifest.records, 5u);
+    EXPECT_EQ(r.manifest.counts.at("train").at("a"), 3u); // giraffe, person, and the relabelled eagle
+    EXPECT_EQ(r.manifest.counts.at("train").at("b"), 2u);
+    bool reported = false;
+    for (const auto &rej : r.manifest.rejected)
+        reported |= rej.path == "a/dog.jpg" && rej.status == "excluded";
+    EXPECT_TRUE(reported);
+    EXPECT_TRUE(engine::verifyDataset(r.outDir).ok());
+
+    options.outDir = (dir.path() / "wrong").string();
+    options.relabels = {{"b/eagle.jpg", "zebra"}};
+    EXPECT_THROW(engine::convertFolder(options), engine::EngineError);
+    EXPECT_FALSE(fs::exists(dir.path() / "wrong"));
+}
+
 TEST(ShardConverter, ReencodeShrinksLargePhotos)
 {
     TempDir dir;
