@@ -29,17 +29,6 @@
     </message>
 </context>
 <context>
-    <name>lathe::ui::CatalogConnection</name>
-    <message>
-        <source>%1: the project database does not exist</source>
-        <translation>%1：项目数据库不存在</translation>
-    </message>
-    <message>
-        <source>%1: cannot open the database (%2)</source>
-        <translation>%1：无法打开数据库（%2）</translation>
-    </message>
-</context>
-<context>
     <name>lathe::ui::ClassBalanceChart</name>
     <message>
         <source>No usable images to count.</source>
@@ -58,6 +47,129 @@
         <translation>
             <numerusform>%1，%2：%n 张图像</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ConvertDialog</name>
+    <message>
+        <source>Convert %1 to Shards</source>
+        <translation>将 %1 转换为分片</translation>
+    </message>
+    <message>
+        <source>Writes the usable images of %1 as TFRecord shards with an index beside each and a dataset.json listing classes, counts, shards and the files left out. The image folder is not changed.</source>
+        <translation>将 %1 的可用图像写入 TFRecord 分片，每个分片旁附带索引，并写入列出类别、数量、分片和被排除文件的 dataset.json。图像文件夹不会被修改。</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>The folder has train, val and test folders: they decide the splits.</source>
+        <translation>该文件夹含有 train、val 和 test 文件夹：由它们决定划分。</translation>
+    </message>
+    <message>
+        <source>Each image&apos;s split comes from a seeded hash of its path; the catalog&apos;s fractions and seed give the shards the splits the Data page shows.</source>
+        <translation>每张图像的划分由其路径的带种子哈希决定；使用目录中的比例和种子，分片的划分与数据页显示的一致。</translation>
+    </message>
+    <message>
+        <source>Decides the splits (when the folder has no split folders) and the order of the records across a split&apos;s shards. The same seed gives the same shards.</source>
+        <translation>决定划分（当文件夹没有划分文件夹时）以及记录在各分片中的顺序。相同的种子产生相同的分片。</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>大小：</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>Records per shard:</source>
+        <translation>每个分片的记录数：</translation>
+    </message>
+    <message>
+        <source>Re-encode large images as JPEG</source>
+        <translation>将大图像重新编码为 JPEG</translation>
+    </message>
+    <message>
+        <source>Otherwise every file is stored byte for byte.</source>
+        <translation>否则每个文件都按原始字节存储。</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>Longer side above:</source>
+        <translation>长边超过：</translation>
+    </message>
+    <message>
+        <source>Quality:</source>
+        <translation>质量：</translation>
+    </message>
+    <message>
+        <source>Output folder:</source>
+        <translation>输出文件夹：</translation>
+    </message>
+    <message>
+        <source>Validation:</source>
+        <translation>验证：</translation>
+    </message>
+    <message>
+        <source>Test:</source>
+        <translation>测试：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>Shard size:</source>
+        <translation>分片大小：</translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
+        <source>Choose an output folder for the shards.</source>
+        <translation>请为分片选择输出文件夹。</translation>
+    </message>
+    <message>
+        <source>The output folder must be a full path.</source>
+        <translation>输出文件夹必须是完整路径。</translation>
+    </message>
+    <message>
+        <source>%1 exists and is not a folder.</source>
+        <translation>%1 已存在且不是文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 already exists and is not empty; choose a new or empty folder.</source>
+        <translation>%1 已存在且不为空；请选择新的或空的文件夹。</translation>
+    </message>
+    <message>
+        <source>The output folder must not be inside the image folder %1.</source>
+        <translation>输出文件夹不能位于图像文件夹 %1 之内。</translation>
+    </message>
+    <message>
+        <source>Validation and test together must be below 100 % (now %L1 %).</source>
+        <translation>验证和测试之和必须低于 100 %（当前为 %L1 %）。</translation>
+    </message>
+    <message>
+        <source>The seed must be a whole number from 0 to 18446744073709551615.</source>
+        <translation>种子必须是 0 到 18446744073709551615 之间的整数。</translation>
+    </message>
+    <message>
+        <source>The image folder %1 is not there any more.</source>
+        <translation>图像文件夹 %1 已不存在。</translation>
+    </message>
+    <message>
+        <source>Output folder for the shards</source>
+        <translation>分片的输出文件夹</translation>
     </message>
 </context>
 <context>
@@ -239,6 +351,86 @@
     <message>
         <source>Cannot export the list</source>
         <translation>无法导出列表</translation>
+    </message>
+    <message>
+        <source>Convert to Shards…</source>
+        <translation>转换为分片…</translation>
+    </message>
+    <message>
+        <source>Write the dataset&apos;s usable images as TFRecord shards for training, with a dataset.json that lists them.</source>
+        <translation>将数据集的可用图像写入用于训练的 TFRecord 分片，并附带列出它们的 dataset.json。</translation>
+    </message>
+    <message>
+        <source>Open Converted Dataset…</source>
+        <translation>打开已转换的数据集…</translation>
+    </message>
+    <message>
+        <source>Show the shards and counts of a dataset converted before (its dataset.json).</source>
+        <translation>显示之前转换的数据集（其 dataset.json）的分片和数量。</translation>
+    </message>
+    <message>
+        <source>Shards</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>A conversion is running; see the Jobs panel.</source>
+        <translation>正在转换；请查看任务面板。</translation>
+    </message>
+    <message>
+        <source>dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Converted %1 records into %2 shards (%3) in %4; %5 files left out, %6 re-encoded.</source>
+        <translation>已将 %1 条记录转换为 %2 个分片（%3），位于 %4；排除 %5 个文件，重新编码 %6 个。</translation>
+    </message>
+    <message>
+        <source>Cannot convert to shards</source>
+        <translation>无法转换为分片</translation>
+    </message>
+    <message>
+        <source>Conversion cancelled; no output folder was written.</source>
+        <translation>转换已取消；未写入输出文件夹。</translation>
+    </message>
+    <message>
+        <source>Converting %1 to shards in %2…</source>
+        <translation>正在将 %1 转换为分片，输出到 %2…</translation>
+    </message>
+    <message>
+        <source>Open a converted dataset</source>
+        <translation>打开已转换的数据集</translation>
+    </message>
+    <message>
+        <source>Converted datasets (dataset.json)</source>
+        <translation>已转换的数据集 (dataset.json)</translation>
+    </message>
+    <message>
+        <source>Cannot open the converted dataset</source>
+        <translation>无法打开已转换的数据集</translation>
+    </message>
+    <message>
+        <source>Shards (%L1)</source>
+        <translation>分片（%L1）</translation>
+    </message>
+    <message>
+        <source>No converted dataset is shown. Convert to Shards… writes the shown dataset as record shards; Open Converted Dataset… shows one written before.</source>
+        <translation>未显示已转换的数据集。“转换为分片…”会将当前数据集写为记录分片；“打开已转换的数据集…”显示之前写入的数据集。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 records in %n shard(s)</source>
+        <translation>
+            <numerusform>%1：%n 个分片中共 %2 条记录</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · converted from %2 · %3</source>
+        <translation>%1 · 转换自 %2 · %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n shard(s) · %1 records · %2 · %3 re-encoded · %4 of %5 files left out</source>
+        <translation>
+            <numerusform>%n 个分片 · %1 条记录 · %2 · 重新编码 %3 个 · %5 个文件中排除 %4 个</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -753,6 +945,57 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::ShardCountsModel</name>
+    <message>
+        <source>Total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ShardManifest</name>
+    <message>
+        <source>%1: not a dataset.json; choose the dataset.json in a converted dataset&apos;s folder</source>
+        <translation>%1：不是 dataset.json；请选择已转换数据集文件夹中的 dataset.json</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ShardTableModel</name>
+    <message>
+        <source>%1
+Index: %2</source>
+        <translation>%1
+索引：%2</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Split</source>
+        <translation>划分</translation>
+    </message>
+    <message>
+        <source>Records</source>
+        <translation>记录数</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>SHA-256</source>
+        <translation>SHA-256</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::SplitNames</name>
     <message>
         <source>Training</source>
@@ -848,6 +1091,44 @@
     </message>
 </context>
 <context>
+    <name>lathe::workspace::CatalogConnection</name>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot enable foreign keys (%2)</source>
+        <translation>%1：无法启用外键约束（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::ConvertJob</name>
+    <message>
+        <source>Convert to shards</source>
+        <translation>转换为分片</translation>
+    </message>
+    <message>
+        <source>%1: the project has no dataset &quot;%2&quot;</source>
+        <translation>%1：项目中没有数据集“%2”</translation>
+    </message>
+    <message>
+        <source>No image folder was given to convert</source>
+        <translation>未指定要转换的图像文件夹</translation>
+    </message>
+    <message>
+        <source>No output folder was given for the shards</source>
+        <translation>未指定分片的输出文件夹</translation>
+    </message>
+    <message>
+        <source>The shard size must be at least 1 MiB</source>
+        <translation>分片大小至少为 1 MiB</translation>
+    </message>
+    <message>
+        <source>Converting to shards</source>
+        <translation>正在转换为分片</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::DemoProjectJob</name>
     <message>
         <source>Create the Fashion-MNIST demo project</source>
@@ -887,14 +1168,6 @@
     <message>
         <source>No image folder was given to import</source>
         <translation>未指定要导入的图像文件夹</translation>
-    </message>
-    <message>
-        <source>%1: cannot open the database (%2)</source>
-        <translation>%1：无法打开数据库（%2）</translation>
-    </message>
-    <message>
-        <source>%1: cannot enable foreign keys (%2)</source>
-        <translation>%1：无法启用外键约束（%2）</translation>
     </message>
     <message>
         <source>Updating the catalog</source>

@@ -5,6 +5,7 @@
 #include "background_task.h"
 #include "catalog_connection.h"
 #include "class_balance_chart.h"
+#include "convert_dialog.h"
 #include "image_filter_model.h"
 #include "image_list_model.h"
 #include "image_viewer.h"
@@ -13,6 +14,8 @@
 #include "near_duplicate_group_model.h"
 #include "project.h"
 #include "rejected_files_model.h"
+#include "shard_counts_model.h"
+#include "shard_table_model.h"
 #include "thumbnail_grid_view.h"
 #include "thumbnail_loader.h"
 
@@ -28,6 +31,8 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QStyle>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -38,6 +43,7 @@
 namespace lathe::ui {
 
 using workspace::CatalogImage;
+using workspace::ConvertJob;
 using workspace::DatasetInfo;
 using workspace::ImportJob;
 using workspace::Job;
@@ -51,6 +57,8 @@ DataPage::DataPage(workspace::JobManager *jobs, QWidget *parent)
     , m_groupImages(new ImageFilterModel(this))
     , m_groups(new NearDuplicateGroupModel(this))
     , m_rejected(new RejectedFilesModel(this))
+    , m_shardModel(new ShardTableModel(this))
+    , m_shardCounts(new ShardCountsModel(this))
 {
     setObjectName(QStringLiteral("dataPage"));
     m_filter->setSourceModel(m_images);
@@ -148,6 +156,15 @@ QWidget *DataPage::buildInspector()
     m_reimportButton->setToolTip(tr("Scan the dataset's folder again: new and changed files are read, removed ones "
                                     "leave the catalog, and your exclusions and relabels are kept."));
     connect(m_reimportButton, &QPushButton::clicked, this, &DataPage::reimport);
+    m_convertButton = new QPushButton(tr("Convert to Shards…"), page);
+    m_convertButton->setObjectName(QStringLiteral("convertButton"));
+    m_convertButton->setToolTip(tr("Write the dataset's usable images as TFRecord shards for training, with a "
+                                   "dataset.json that lists them."));
+    connect(m_convertButton, &QPushButton::clicked, this, &DataPage::askConvert);
+    m_openShardsButton = new QPushButton(tr("Open Converted Dataset…"), page);
+    m_openShardsButton->setObjectName(QStringLiteral("openShardsButton"));
+    m_openShardsButton->setToolTip(tr("Show the shards and counts of a dataset converted before (its dataset.json)."));
+    connect(m_openShardsButton, &QPushButton::clicked, this, &DataPage::askOpenConverted);
 
     auto *datasetLabel = new QLabel(tr("Dataset:"), page);
     datasetLabel->setBuddy(m_datasetCombo);
@@ -156,6 +173,9 @@ QWidget *DataPage::buildInspector()
     top->addWidget(m_datasetCombo);
     top->addWidget(m_reimportButton);
     top->addWidget(m_importButton);
+    top->addSpacing(8);
+    top->addWidget(m_convertButton);
+    top->addWidget(m_openShardsButton);
     top->addStretch(1);
 
     m_summary = new QLabel(page);
@@ -202,6 +222,7 @@ QWidget *DataPage::buildInspector()
     m_tabs->addTab(m_chart, tr("Class Balance"));
     m_tabs->addTab(buildRejectedTab(), tr("Rejected Files"));
     m_tabs->addTab(buildNearDuplicatesTab(), tr("Near Duplicates"));
+    m_tabs->addTab(buildShardsTab(), tr("Shards"));
 
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -281,6 +302,47 @@ QWidget *DataPage::buildNearDuplicatesTab()
     return splitter;
 }
 
+QWidget *DataPage::buildShardsTab()
+{
+    auto *tab = new QWidget(this);
+    m_shardsSummary = new QLabel(tab);
+    m_shardsSummary->setObjectName(QStringLiteral("shardsSummary"));
+    m_shardsSummary->setWordWrap(true);
+    m_shardsSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto table = [tab](QAbstractItemModel *model, const char *name) {
+        auto *view = new QTableView(tab);
+        view->setObjectName(QLatin1String(name));
+        view->setModel(model);
+        view->setSelectionBehavior(QAbstractItemView::SelectRows);
+        view->setSelectionMode(QAbstractItemView::SingleSelection);
+        view->setWordWrap(false);
+        view->verticalHeader()->hide();
+        view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
+        return view;
+    };
+    m_shardView = table(m_shardModel, "shardView");
+    m_shardView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_shardView->horizontalHeader()->setStretchLastSection(true);
+    m_shardView->setTextElideMode(Qt::ElideMiddle);
+    m_shardCountsView = table(m_shardCounts, "shardCountsView");
+    m_shardCountsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+    m_shardsSplitter = new QSplitter(Qt::Horizontal, tab);
+    m_shardsSplitter->addWidget(m_shardView);
+    m_shardsSplitter->addWidget(m_shardCountsView);
+    m_shardsSplitter->setStretchFactor(0, 1);
+    m_shardsSplitter->setStretchFactor(1, 0);
+
+    auto *layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_shardsSummary);
+    layout->addWidget(m_shardsSplitter, 1);
+    updateShardsSummary();
+    return tab;
+}
+
 void DataPage::setProject(workspace::Project *project)
 {
     m_project = project;
@@ -293,6 +355,10 @@ void DataPage::setProject(workspace::Project *project)
     m_groups->setGroups({});
     m_groupImages->setShowNothing(true);
     m_chart->setCounts({}, {});
+    ++m_manifestGeneration; // a dataset.json still being read belongs to the previous project
+    setManifest({});
+    if (m_convertDialog)
+        m_convertDialog->close();
     m_viewer->hide();
     m_status->clear();
     m_thumbnails->setCacheDir(project ? QDir(project->folder()).filePath(QStringLiteral("cache/thumbnails")) : QString());
@@ -459,6 +525,11 @@ void DataPage::updateButtons()
     m_emptyImportButton->setEnabled(project && !m_importing && m_loaded);
     m_importButton->setEnabled(project && !m_importing);
     m_reimportButton->setEnabled(project && !m_importing && currentDatasetId() != 0);
+    m_convertButton->setEnabled(project && !m_converting && currentDatasetId() != 0);
+    m_convertButton->setToolTip(m_converting ? tr("A conversion is running; see the Jobs panel.")
+                                             : tr("Write the dataset's usable images as TFRecord shards for "
+                                                  "training, with a dataset.json that lists them."));
+    m_openShardsButton->setEnabled(project);
     m_demoImportButton->setVisible(!m_demoImages.isEmpty());
     m_demoImportButton->setEnabled(project && !m_importing && m_loaded);
     m_demoImportButton->setToolTip(tr("Import %1").arg(QDir::toNativeSeparators(m_demoImages)));
@@ -563,6 +634,180 @@ void DataPage::startImport(const QString &folder, const QString &name, const Dat
     m_jobs->start(job);
 }
 
+QString DataPage::defaultConvertFolder() const
+{
+    if (!m_project)
+        return {};
+    QString base = m_snapshot.dataset.name;
+    base.replace(QLatin1Char('/'), QLatin1Char('_')).replace(QLatin1Char('\\'), QLatin1Char('_'));
+    if (base.isEmpty() || base == QLatin1String(".") || base == QLatin1String(".."))
+        base = tr("dataset");
+    const QDir datasets(m_project->datasetsDir());
+    // A few stat() calls on the project's own folder.
+    for (int n = 1;; ++n) {
+        const QString candidate = datasets.filePath(n == 1 ? base : QStringLiteral("%1-%2").arg(base).arg(n));
+        const QFileInfo info(candidate);
+        if (!info.exists() || (info.isDir() && QDir(candidate).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)))
+            return candidate;
+    }
+}
+
+ConvertDialog *DataPage::convertDialog() const
+{
+    return m_convertDialog.data();
+}
+
+void DataPage::askConvert()
+{
+    if (!m_project || currentDatasetId() == 0)
+        return;
+    if (m_convertDialog) {
+        m_convertDialog->show();
+        m_convertDialog->raise();
+        m_convertDialog->activateWindow();
+        return;
+    }
+    auto *dialog = new ConvertDialog(m_snapshot.dataset, defaultConvertFolder(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { startConvert(dialog->params()); });
+    m_convertDialog = dialog;
+    dialog->show();
+}
+
+void DataPage::startConvert(const ConvertJob::Params &params)
+{
+    if (!m_project || m_converting)
+        return;
+    ConvertJob::Params withCatalog = params;
+    withCatalog.databasePath = m_databasePath; // the catalog's scan, exclusions and relabels
+    auto *job = new ConvertJob(withCatalog);
+    const QString databasePath = m_databasePath;
+    connect(job, &Job::finished, this, [this, databasePath](const QVariant &result) {
+        m_converting = false;
+        updateButtons();
+        const QVariantMap summary = result.toMap();
+        const QString outDir = summary.value(QStringLiteral("outDir")).toString();
+        const QLocale locale;
+        showStatus(tr("Converted %1 records into %2 shards (%3) in %4; %5 files left out, %6 re-encoded.")
+                       .arg(locale.toString(summary.value(QStringLiteral("records")).toLongLong()),
+                            locale.toString(summary.value(QStringLiteral("shards")).toLongLong()),
+                            locale.formattedDataSize(summary.value(QStringLiteral("bytes")).toLongLong()),
+                            QDir::toNativeSeparators(outDir),
+                            locale.toString(summary.value(QStringLiteral("rejected")).toLongLong()),
+                            locale.toString(summary.value(QStringLiteral("reencoded")).toLongLong())));
+        if (databasePath == m_databasePath)
+            openConvertedDataset(QDir(outDir).filePath(ShardManifest::fileName()));
+        Q_EMIT convertFinished(summary);
+    });
+    connect(job, &Job::failed, this, [this](const QString &message) {
+        m_converting = false;
+        updateButtons();
+        showError(tr("Cannot convert to shards"), message);
+        Q_EMIT convertFailed(message);
+    });
+    connect(job, &Job::cancelled, this, [this] {
+        m_converting = false;
+        updateButtons();
+        showStatus(tr("Conversion cancelled; no output folder was written."));
+        Q_EMIT convertCancelled();
+    });
+    m_converting = true;
+    updateButtons();
+    showStatus(tr("Converting %1 to shards in %2…")
+                   .arg(QDir::toNativeSeparators(params.sourceDir), QDir::toNativeSeparators(params.outDir)));
+    m_jobs->start(job);
+}
+
+void DataPage::askOpenConverted()
+{
+    const QString start = !m_manifest.isNull() ? QFileInfo(m_manifest.folder()).absolutePath()
+                          : m_project          ? m_project->datasetsDir()
+                                               : QDir::homePath();
+    auto *dialog = new QFileDialog(this, tr("Open a converted dataset"), start,
+                                   tr("Converted datasets (dataset.json)"));
+    dialog->setObjectName(QStringLiteral("openShardsDialog"));
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &DataPage::openConvertedDataset);
+    dialog->open();
+}
+
+void DataPage::openConvertedDataset(const QString &datasetJson)
+{
+    const quint64 generation = ++m_manifestGeneration;
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [datasetJson]() -> QVariant { return QVariant::fromValue(ShardManifest::read(datasetJson)); },
+        [this, generation](const QVariant &result) {
+            if (generation != m_manifestGeneration)
+                return;
+            setManifest(result.value<ShardManifest>());
+            m_tabs->setCurrentIndex(ShardsTab);
+            Q_EMIT shardsLoaded(m_manifest.path);
+        },
+        [this, generation](const QString &message) {
+            if (generation == m_manifestGeneration)
+                showError(tr("Cannot open the converted dataset"), message);
+        });
+}
+
+void DataPage::setManifest(const ShardManifest &manifest)
+{
+    m_manifest = manifest;
+    m_shardModel->setShards(manifest.shards);
+    m_shardCounts->setManifest(manifest);
+    if (!manifest.isNull()) {
+        m_shardView->resizeColumnsToContents();
+        m_shardView->setColumnWidth(ShardTableModel::FileColumn,
+                                    qMin(m_shardView->columnWidth(ShardTableModel::FileColumn), 320));
+        // The counts table is as wide as its columns (up to a limit), the shard list gets the rest.
+        // Measured from the text: the view may not be laid out yet.
+        QFont bold = m_shardCountsView->font();
+        bold.setBold(true);
+        const QFontMetrics boldMetrics(bold);
+        const int padding = 2 * m_shardCountsView->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 16;
+        int countsWidth = m_shardCountsView->verticalScrollBar()->sizeHint().width() + 2 * m_shardCountsView->frameWidth();
+        for (int column = 0; column < m_shardCounts->columnCount(); ++column) {
+            int width = m_shardCountsView->horizontalHeader()->sectionSizeHint(column);
+            for (int row = 0; row < m_shardCounts->rowCount(); ++row)
+                width = qMax(width, boldMetrics.horizontalAdvance(m_shardCounts->index(row, column).data().toString())
+                                        + padding);
+            countsWidth += width;
+        }
+        m_shardCountsView->setMinimumWidth(qMin(countsWidth, 560));
+    } else {
+        m_shardCountsView->setMinimumWidth(0);
+    }
+    m_tabs->setTabText(ShardsTab, manifest.isNull() ? tr("Shards") : tr("Shards (%L1)").arg(manifest.shards.size()));
+    updateShardsSummary();
+}
+
+void DataPage::updateShardsSummary()
+{
+    const ShardManifest &m = m_manifest;
+    if (m.isNull()) {
+        m_shardsSummary->setText(tr("No converted dataset is shown. Convert to Shards… writes the shown dataset as "
+                                    "record shards; Open Converted Dataset… shows one written before."));
+        return;
+    }
+    const QLocale locale;
+    const QDateTime created = QDateTime::fromString(m.created, Qt::ISODate);
+    QStringList splits;
+    for (const QString &split : m.splits())
+        splits << tr("%1: %2 records in %n shard(s)", nullptr, m.splitShards(split))
+                      .arg(SplitNames::displayName(split), locale.toString(m.splitRecords(split)));
+    const QStringList lines = {
+        tr("%1 · converted from %2 · %3")
+            .arg(QDir::toNativeSeparators(m.folder()), QDir::toNativeSeparators(m.source),
+                 created.isValid() ? locale.toString(created.toLocalTime(), QLocale::ShortFormat) : m.created),
+        tr("%n shard(s) · %1 records · %2 · %3 re-encoded · %4 of %5 files left out", nullptr, int(m.shards.size()))
+            .arg(locale.toString(m.records), locale.formattedDataSize(m.totalBytes()), locale.toString(m.reencoded),
+                 locale.toString(qint64(m.rejected.size())), locale.toString(m.scanned)),
+        splits.join(QStringLiteral(" · ")),
+    };
+    m_shardsSummary->setText(lines.join(QLatin1Char('\n')));
+}
+
 void DataPage::askExportCsv()
 {
     const QString suggested = QDir(m_project ? m_project->folder() : QDir::homePath())
@@ -585,7 +830,7 @@ void DataPage::exportRejectedCsv(const QString &path)
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [databasePath, datasetId, path]() -> QVariant {
-            CatalogConnection connection(databasePath);
+            workspace::CatalogConnection connection(databasePath);
             connection.catalog().writeRejectedCsv(datasetId, path);
             return path;
         },
@@ -628,7 +873,7 @@ void DataPage::refreshCounts()
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [databasePath, datasetId]() -> QVariant {
-            CatalogConnection connection(databasePath);
+            workspace::CatalogConnection connection(databasePath);
             return QVariant::fromValue(connection.catalog().classCounts(datasetId));
         },
         [this, generation](const QVariant &result) {

@@ -1,7 +1,10 @@
 #pragma once
 
+#include "convert_job.h"
 #include "dataset_snapshot.h"
+#include "shard_manifest.h"
 
+#include <QPointer>
 #include <QVariantMap>
 #include <QWidget>
 
@@ -9,6 +12,7 @@ class QComboBox;
 class QLabel;
 class QListView;
 class QPushButton;
+class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTableView;
@@ -21,24 +25,29 @@ class Project;
 namespace lathe::ui {
 
 class ClassBalanceChart;
+class ConvertDialog;
 class ImageFilterModel;
 class ImageListModel;
 class ImageViewer;
 class NearDuplicateGroupModel;
 class RejectedFilesModel;
+class ShardCountsModel;
+class ShardTableModel;
 class ThumbnailLoader;
 
 // The Data page: import a folder into the project's catalog (or re-import it, incrementally)
 // and inspect it: a thumbnail grid filtered by class, split and status; the class balance
 // per split; the files that were rejected or set aside as duplicates, with their reasons;
-// the groups of near duplicates; and an image viewer to exclude or relabel one image. The
-// catalog is read and written on worker threads, imports run as jobs.
+// the groups of near duplicates; and an image viewer to exclude or relabel one image. It
+// converts a dataset's folder to record shards and shows a converted dataset's shards and
+// counts (its dataset.json). The catalog and dataset.json are read on worker threads;
+// imports and conversions run as jobs.
 class DataPage : public QWidget
 {
     Q_OBJECT
 
 public:
-    enum Tab { ImagesTab, BalanceTab, RejectedTab, NearDuplicatesTab };
+    enum Tab { ImagesTab, BalanceTab, RejectedTab, NearDuplicatesTab, ShardsTab };
 
     explicit DataPage(workspace::JobManager *jobs, QWidget *parent = nullptr);
     ~DataPage() override;
@@ -57,12 +66,28 @@ public:
     void reload(int datasetId = -1);
     void showDataset(int datasetId) { reload(datasetId); }
     void exportRejectedCsv(const QString &path);
+    // Opens the (non-modal) convert dialog for the shown dataset, or raises the open one.
+    void askConvert();
+    // Starts a ConvertJob; when it finishes, its dataset.json is shown on the Shards tab.
+    void startConvert(const workspace::ConvertJob::Params &params);
+    // Reads a converted dataset's dataset.json (on a worker thread) and shows its shards
+    // and counts on the Shards tab; a file that cannot be used is reported with the reason.
+    void openConvertedDataset(const QString &datasetJson);
+    // The output folder the convert dialog suggests: <project>/datasets/<dataset name>,
+    // with a number added when that folder is already taken.
+    QString defaultConvertFolder() const;
     // Opens the viewer on a row of imageFilterModel() (or of the near-duplicate view).
     void openViewer(qint64 imageId);
 
     int currentDatasetId() const { return m_snapshot.dataset.id; }
     const DatasetSnapshot &snapshot() const { return m_snapshot; }
     bool isImporting() const { return m_importing; }
+    bool isConverting() const { return m_converting; }
+    ConvertDialog *convertDialog() const; // the open convert dialog, or nullptr
+    // The converted dataset shown on the Shards tab (null when none).
+    const ShardManifest &shardManifest() const { return m_manifest; }
+    ShardTableModel *shardModel() const { return m_shardModel; }
+    ShardCountsModel *shardCountsModel() const { return m_shardCounts; }
 
     ImageListModel *imageModel() const { return m_images; }
     ImageFilterModel *imageFilterModel() const { return m_filter; }
@@ -86,6 +111,11 @@ Q_SIGNALS:
     void importFailed(const QString &message);
     void countsUpdated();
     void csvExported(const QString &path);
+    void convertFinished(const QVariantMap &summary);
+    void convertFailed(const QString &message);
+    void convertCancelled();
+    // A dataset.json was read and is shown on the Shards tab.
+    void shardsLoaded(const QString &datasetJson);
     void errorOccurred(const QString &message);
 
 private:
@@ -94,6 +124,10 @@ private:
     QWidget *buildImagesTab();
     QWidget *buildRejectedTab();
     QWidget *buildNearDuplicatesTab();
+    QWidget *buildShardsTab();
+    void setManifest(const ShardManifest &manifest);
+    void updateShardsSummary();
+    void askOpenConverted();
     void applySnapshot(const DatasetSnapshot &snapshot);
     void fillFilters();
     void applyFilters();
@@ -118,6 +152,10 @@ private:
     quint64 m_loadGeneration = 0;
     bool m_loaded = false;
     bool m_importing = false;
+    bool m_converting = false;
+    ShardManifest m_manifest;
+    quint64 m_manifestGeneration = 0;
+    QPointer<ConvertDialog> m_convertDialog;
 
     ThumbnailLoader *m_thumbnails;
     ImageListModel *m_images;
@@ -125,6 +163,8 @@ private:
     ImageFilterModel *m_groupImages;
     NearDuplicateGroupModel *m_groups;
     RejectedFilesModel *m_rejected;
+    ShardTableModel *m_shardModel;
+    ShardCountsModel *m_shardCounts;
 
     QStackedWidget *m_stack = nullptr;
     // Empty state.
@@ -138,6 +178,8 @@ private:
     QComboBox *m_datasetCombo = nullptr;
     QPushButton *m_importButton = nullptr;
     QPushButton *m_reimportButton = nullptr;
+    QPushButton *m_convertButton = nullptr;
+    QPushButton *m_openShardsButton = nullptr;
     QLabel *m_summary = nullptr;
     QComboBox *m_classFilter = nullptr;
     QComboBox *m_splitFilter = nullptr;
@@ -150,6 +192,10 @@ private:
     QPushButton *m_exportCsvButton = nullptr;
     QListView *m_groupList = nullptr;
     QListView *m_groupGrid = nullptr;
+    QLabel *m_shardsSummary = nullptr;
+    QSplitter *m_shardsSplitter = nullptr;
+    QTableView *m_shardView = nullptr;
+    QTableView *m_shardCountsView = nullptr;
     QLabel *m_status = nullptr;
     ImageViewer *m_viewer = nullptr;
 };

@@ -8,7 +8,7 @@ namespace lathe::ui {
 
 DatasetSnapshot DatasetSnapshot::load(const QString &databasePath, int datasetId)
 {
-    CatalogConnection connection(databasePath);
+    workspace::CatalogConnection connection(databasePath);
     workspace::Catalog &catalog = connection.catalog();
     DatasetSnapshot snapshot;
     snapshot.datasets = catalog.datasets();

@@ -250,7 +250,7 @@ void ImageViewer::write(std::function<void(workspace::Catalog &)> change)
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [databasePath, id, change]() -> QVariant {
-            CatalogConnection connection(databasePath);
+            workspace::CatalogConnection connection(databasePath);
             change(connection.catalog());
             return QVariant::fromValue(connection.catalog().image(id));
         },

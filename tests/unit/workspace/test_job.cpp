@@ -1,4 +1,8 @@
+#include "catalog.h"
+#include "catalog_connection.h"
+#include "convert_job.h"
 #include "demo_project_job.h"
+#include "shard_converter.h"
 #include "job.h"
 #include "job_manager.h"
 #include "project.h"
@@ -254,6 +258,47 @@ private Q_SLOTS:
         const QVariantMap reimport = again->result().toMap().value(QStringLiteral("import")).toMap();
         QCOMPARE(reimport.value(QStringLiteral("unchanged")).toInt(), 40);
         QCOMPARE(reimport.value(QStringLiteral("added")).toInt(), 0);
+    }
+
+    void convertJobAppliesTheCatalogsCorrections()
+    {
+        QTemporaryDir tmp;
+        JobManager manager;
+        DemoProjectJob::Params demo;
+        demo.root = tmp.path();
+        demo.perClass = 3;
+        demo.testPerClass = 0;
+        auto *job = new DemoProjectJob(demo);
+        Spies spies(job);
+        manager.start(job);
+        QTRY_COMPARE_WITH_TIMEOUT(spies.ended.count(), 1, 60000);
+        const QString dbPath = QDir(job->result().toMap().value(QStringLiteral("project")).toString())
+                                   .filePath(QString::fromLatin1(Project::kDatabaseFile));
+        {
+            CatalogConnection connection(dbPath);
+            Catalog &catalog = connection.catalog();
+            const int id = catalog.datasetId(QStringLiteral("fashion-mnist"));
+            const QVector<CatalogImage> images = catalog.images(id);
+            catalog.setExcluded(images.at(0).id, true);
+            catalog.relabel(images.at(1).id, QStringLiteral("Trouser"));
+        }
+        ConvertJob::Params params;
+        params.sourceDir = DemoProjectJob::imagesFolder(tmp.path());
+        params.outDir = tmp.filePath(QStringLiteral("shards"));
+        params.databasePath = dbPath;
+        params.datasetName = QStringLiteral("fashion-mnist");
+        params.valFraction = 0;
+        params.testFraction = 0;
+        auto *convert = new ConvertJob(params);
+        Spies convertSpies(convert);
+        manager.start(convert);
+        QTRY_COMPARE_WITH_TIMEOUT(convertSpies.ended.count(), 1, 60000);
+        QCOMPARE(convertSpies.finished.count(), 1);
+        QCOMPARE(convert->result().toMap().value(QStringLiteral("records")).toInt(), 29); // 30 less the excluded
+        const engine::DatasetManifest m = engine::readDatasetManifest(params.outDir.toStdString());
+        QCOMPARE(int(m.counts.at("train").at("Trouser")), 4); // 3 of its own and the relabelled one
+        QVERIFY(std::any_of(m.rejected.begin(), m.rejected.end(),
+                            [](const engine::RejectedFile &r) { return r.status == "excluded"; }));
     }
 
     void demoProjectJobFailsClearlyWithoutTheData()
