@@ -8,8 +8,8 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -m 700 "$TMP/run"
 export XDG_RUNTIME_DIR="$TMP/run" XDG_DATA_HOME="$TMP/data"
 
-# shot NAME THEME LANGUAGE CLICK ARGS...: one screenshot of lathe started with ARGS, after a
-# click at CLICK ("x y", or "-" for none), e.g. on a tab.
+# shot NAME THEME LANGUAGE ACTIONS ARGS...: one screenshot of lathe started with ARGS, after
+# the xdotool ACTIONS (e.g. "mousemove 309 168 click 1" on a tab; "-" for none).
 shot() {
   local name="$1" theme="$2" language="$3" click="$4"
   shift 4
@@ -23,7 +23,7 @@ shot() {
       sleep 0.5
     done
     sleep 3
-    if [ "'"$click"'" != "-" ]; then xdotool mousemove '"$click"' click 1; sleep 2; fi
+    if [ "'"$click"'" != "-" ]; then xdotool '"$click"'; sleep 2; fi
     import -window root "'"$ROOT/docs/$name.png"'"
     kill $pid' "$BUILD/app/lathe" "$@"
   echo "docs/$name.png"
@@ -41,5 +41,7 @@ echo "meeting notes" > "$images/Coat/notes.png"
 head -c 200 "$(ls "$images"/Dress/*.png | head -1)" > "$images/Dress/cut-short.png"
 cp "$(ls "$images"/Sandal/*.png | head -1)" "$images/Sandal/copy.png"
 "$BUILD/app/lathe-cli" import "$TMP/demo/project" "$TMP/demo/fashion-mnist" --name fashion-mnist >/dev/null
-shot data-class-balance light "" "309 168" "$TMP/demo/project"
-shot data-rejected-files light "" "420 168" "$TMP/demo/project"
+shot data-class-balance light "" "mousemove 309 168 click 1" "$TMP/demo/project"
+shot data-rejected-files light "" "mousemove 420 168 click 1" "$TMP/demo/project"
+# Convert to Shards… with the dialog's defaults; the page then shows the shards.
+shot data-shards light "" "mousemove 687 88 click 1 sleep 2 mousemove 772 497 click 1 sleep 8" "$TMP/demo/project"
