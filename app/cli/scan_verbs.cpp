@@ -19,8 +19,8 @@ void addScanOptions(CLI::App *cmd, engine::ScanOptions &options)
     cmd->add_option("IMAGE_DIR", options.root, "Folder with one sub-folder per class (optionally under train/val/test)")
         ->required();
     cmd->add_option("--max-pixels", options.maxPixels, "Refuse images with more pixels than this")->capture_default_str();
-    cmd->add_option("--val", options.valFraction, "Validation fraction when the folder has no splits")->capture_default_str();
-    cmd->add_option("--test", options.testFraction, "Test fraction when the folder has no splits")->capture_default_str();
+    cmd->add_option("--val,--val-fraction", options.valFraction, "Validation fraction when the folder has no splits")->capture_default_str();
+    cmd->add_option("--test,--test-fraction", options.testFraction, "Test fraction when the folder has no splits")->capture_default_str();
     cmd->add_option("--seed", options.seed, "Seed of the split assignment")->capture_default_str();
     cmd->add_option("--threads", options.threads, "Worker threads (0: all cores)")->capture_default_str();
 }
