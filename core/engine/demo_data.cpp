@@ -1,6 +1,7 @@
 #include "demo_data.h"
 
 #include "idx_file.h"
+#include "staging_folder.h"
 
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -9,7 +10,6 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -53,17 +53,6 @@ void loadSplit(Split &split, const std::string &sourceDir)
     }
 }
 
-void checkOutDir(const fs::path &out)
-{
-    std::error_code ec;
-    if (!fs::exists(out, ec))
-        return;
-    if (!fs::is_directory(out, ec))
-        throw EngineError(out.string() + ": exists and is not a folder");
-    if (!fs::is_empty(out, ec))
-        throw EngineError(out.string() + ": folder is not empty; choose a new or empty folder");
-}
-
 } // namespace
 
 const std::vector<std::string> &fashionMnistClasses()
@@ -87,8 +76,7 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
         throw EngineError(options.sourceDir + ": Fashion-MNIST not found; install Debian's dataset-fashion-mnist "
                           "package (scripts/install-deps.sh does)");
 
-    const fs::path out = fs::absolute(options.outDir);
-    checkOutDir(out);
+    StagingFolder::checkTarget(fs::absolute(options.outDir)); // before the slow part
 
     std::vector<Split> splits;
     splits.push_back({"train", "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", options.perClass, {}, {}, {}});
@@ -100,21 +88,22 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
         loadSplit(split, options.sourceDir);
     }
 
-    const fs::path partial = out.parent_path() / ("." + out.filename().string() + ".partial-" + std::to_string(::getpid()));
-    fs::remove_all(partial, ec);
-    const auto cleanUp = [&] { std::error_code ignored; fs::remove_all(partial, ignored); };
-
+    StagingFolder staging(options.outDir);
+    const fs::path &partial = staging.path();
     DemoDataResult result;
-    result.outDir = out.string();
+    result.outDir = staging.finalPath().string();
     result.classes = fashionMnistClasses();
-    try {
+    {
         std::size_t total = 0;
         for (const Split &split : splits)
             total += split.chosen.size();
         std::size_t done = 0;
         for (const Split &split : splits) {
-            for (const std::string &cls : result.classes)
-                fs::create_directories(partial / split.name / cls);
+            for (const std::string &cls : result.classes) {
+                fs::create_directories(partial / split.name / cls, ec);
+                if (ec)
+                    throw EngineError((partial / split.name / cls).string() + ": cannot create (" + ec.message() + ")");
+            }
             const std::size_t pixelsPerImage = std::size_t(split.images.rows) * split.images.cols;
             for (int index : split.chosen) {
                 control.checkCancel();
@@ -130,15 +119,7 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
             }
             (split.name == "train" ? result.trainImages : result.testImages) = static_cast<int>(split.chosen.size());
         }
-        checkOutDir(out); // someone may have filled it meanwhile; never overwrite their files
-        fs::remove(out, ec);
-        fs::rename(partial, out);
-    } catch (const fs::filesystem_error &e) {
-        cleanUp();
-        throw EngineError(out.string() + ": " + e.code().message());
-    } catch (...) {
-        cleanUp();
-        throw;
+        staging.commit();
     }
     control.report(1.0, "done");
     return result;

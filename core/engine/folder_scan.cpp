@@ -1,8 +1,8 @@
 #include "folder_scan.h"
 
 #include "engine_error.h"
+#include "sha256.h"
 
-#include <openssl/sha.h>
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -47,17 +47,6 @@ std::string splitOfFolder(const std::string &name)
     if (n == "test" || n == "testing")
         return "test";
     return {};
-}
-
-std::string hex(const unsigned char *bytes, std::size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    std::string out(n * 2, '0');
-    for (std::size_t i = 0; i < n; ++i) {
-        out[2 * i] = digits[bytes[i] >> 4];
-        out[2 * i + 1] = digits[bytes[i] & 15];
-    }
-    return out;
 }
 
 std::uint64_t fnv1a(const std::string &text, std::uint64_t seed)
@@ -227,9 +216,7 @@ void examine(Candidate &c, std::int64_t maxPixels)
         return;
     }
 
-    unsigned char digest[SHA256_DIGEST_LENGTH];
-    SHA256(bytes.data(), bytes.size(), digest);
-    image.sha256 = hex(digest, sizeof digest);
+    image.sha256 = sha256Hex(bytes.data(), bytes.size());
 
     try {
         image.header = readImageHeader(bytes.data(), bytes.size());

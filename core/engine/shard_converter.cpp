@@ -2,12 +2,12 @@
 
 #include "engine_error.h"
 #include "image_example.h"
+#include "sha256.h"
+#include "staging_folder.h"
 #include "tfrecord_reader.h"
 #include "tfrecord_writer.h"
 
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -38,40 +38,18 @@ constexpr const char *kFormat = "lathe-shards";
 constexpr int kManifestVersion = 1;
 const std::vector<std::string> kSplits = {"train", "val", "test"};
 
-std::string sha256Hex(const void *data, std::size_t size)
-{
-    unsigned char digest[SHA256_DIGEST_LENGTH];
-    SHA256(static_cast<const unsigned char *>(data), size, digest);
-    static const char digits[] = "0123456789abcdef";
-    std::string out(2 * SHA256_DIGEST_LENGTH, '0');
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) {
-        out[2 * i] = digits[digest[i] >> 4];
-        out[2 * i + 1] = digits[digest[i] & 15];
-    }
-    return out;
-}
-
 std::string fileSha256(const fs::path &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f)
+        throw EngineError(path.string() + ": cannot read (" + std::strerror(errno) + ")");
+    Sha256 sha;
     std::vector<char> buffer(1 << 20);
-    while (in) {
-        in.read(buffer.data(), std::streamsize(buffer.size()));
-        EVP_DigestUpdate(ctx, buffer.data(), static_cast<std::size_t>(in.gcount()));
-    }
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(ctx, digest, &length);
-    EVP_MD_CTX_free(ctx);
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-        out += digits[digest[i] >> 4];
-        out += digits[digest[i] & 15];
-    }
-    return out;
+    std::size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0)
+        sha.update(buffer.data(), n);
+    std::fclose(f);
+    return sha.hexDigest();
 }
 
 std::string readFile(const fs::path &path)
@@ -198,17 +176,6 @@ void writeDurably(const fs::path &path, const std::string &text)
     std::fclose(f);
 }
 
-void checkOutDir(const fs::path &out)
-{
-    std::error_code ec;
-    if (!fs::exists(out, ec))
-        return;
-    if (!fs::is_directory(out, ec))
-        throw EngineError(out.string() + ": exists and is not a folder");
-    if (!fs::is_empty(out, ec))
-        throw EngineError(out.string() + ": folder is not empty; choose a new or empty folder");
-}
-
 template<typename T>
 T field(const json &object, const char *key, const std::string &where)
 {
@@ -281,8 +248,7 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
         throw EngineError("convert: JPEG quality must be within 1..100, got " + std::to_string(options.quality));
     if (options.maxSide < 0)
         throw EngineError("convert: the maximum side must not be negative");
-    const fs::path out = fs::absolute(options.outDir).lexically_normal();
-    checkOutDir(out);
+    StagingFolder::checkTarget(fs::absolute(options.outDir)); // before the slow scan
 
     // Scanning is the first 30% of the work, writing the rest.
     TaskControl scanControl;
@@ -292,7 +258,6 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     const fs::path root = scan.root;
 
     ConvertResult result;
-    result.outDir = out.string();
     DatasetManifest &m = result.manifest;
     m.source = scan.root;
     m.created = nowIso();
@@ -357,13 +322,8 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     for (std::size_t i = 0; i < m.classes.size(); ++i)
         labels[m.classes[i]] = static_cast<std::int64_t>(i);
 
-    const fs::path partial = out.parent_path() / ("." + out.filename().string() + ".partial-" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::remove_all(partial, ec);
-    fs::create_directories(partial, ec);
-    if (ec)
-        throw EngineError(partial.string() + ": cannot create (" + ec.message() + ")");
-    const auto cleanUp = [&] { std::error_code ignored; fs::remove_all(partial, ignored); };
+    StagingFolder staging(options.outDir);
+    const fs::path &partial = staging.path();
 
     // Each worker writes whole shards, records in plan order; shards are independent.
     std::uint64_t total = 0;
@@ -416,14 +376,9 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     }
     for (std::thread &w : workers)
         w.join();
-    if (failure) {
-        cleanUp();
-        std::rethrow_exception(failure);
-    }
-    if (control.cancel.isCancelled()) {
-        cleanUp();
-        throw Cancelled();
-    }
+    if (failure)
+        std::rethrow_exception(failure); // the staging folder goes with its shards
+    control.checkCancel();
 
     for (const ShardPlan &plan : plans) {
         m.shards.push_back(plan.info);
@@ -432,19 +387,10 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     }
     m.records = total;
     m.reencoded = reencoded;
-    try {
-        // dataset.json is written last: a folder without it is not a finished conversion.
-        writeDurably(partial / kManifest, manifestJson(options, m).dump(2) + "\n");
-        checkOutDir(out);
-        fs::remove(out, ec);
-        fs::rename(partial, out);
-    } catch (const fs::filesystem_error &e) {
-        cleanUp();
-        throw EngineError(out.string() + ": " + e.code().message());
-    } catch (...) {
-        cleanUp();
-        throw;
-    }
+    // dataset.json is written last: a folder without it is not a finished conversion.
+    writeDurably(partial / kManifest, manifestJson(options, m).dump(2) + "\n");
+    staging.commit();
+    result.outDir = staging.finalPath().string();
     control.report(1.0, "done");
     return result;
 }

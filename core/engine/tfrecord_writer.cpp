@@ -2,8 +2,8 @@
 
 #include "crc32c.h"
 #include "engine_error.h"
+#include "sha256.h"
 
-#include <openssl/evp.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -77,18 +77,6 @@ void syncAndClose(int &fd, const std::string &shard)
         throw EngineError(shard + ": cannot close (" + errnoText() + ")");
 }
 
-std::string hex(const unsigned char *bytes, unsigned size)
-{
-    static const char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(size * 2);
-    for (unsigned i = 0; i < size; ++i) {
-        out.push_back(digits[bytes[i] >> 4]);
-        out.push_back(digits[bytes[i] & 15]);
-    }
-    return out;
-}
-
 } // namespace
 
 struct TFRecordWriter::Impl
@@ -101,11 +89,11 @@ struct TFRecordWriter::Impl
     std::vector<std::uint8_t> buffer;
     std::uint64_t bytes = 0;
     std::vector<TFRecordIndexEntry> index;
-    EVP_MD_CTX *sha = nullptr;
+    Sha256 sha;
 
     void append(const std::uint8_t *data, std::size_t size)
     {
-        EVP_DigestUpdate(sha, data, size);
+        sha.update(data, size);
         bytes += size;
         if (buffer.size() + size > kBufferSize) {
             flush();
@@ -140,17 +128,7 @@ TFRecordWriter::TFRecordWriter(const std::string &path)
 {
     m_impl->path = path;
     m_impl->tempPath = path + tempSuffix();
-    m_impl->sha = EVP_MD_CTX_new();
-    if (!m_impl->sha || EVP_DigestInit_ex(m_impl->sha, EVP_sha256(), nullptr) != 1) {
-        EVP_MD_CTX_free(m_impl->sha);
-        throw EngineError(path + ": cannot start SHA-256");
-    }
-    try {
-        m_impl->fd = openNew(m_impl->tempPath, path);
-    } catch (...) {
-        EVP_MD_CTX_free(m_impl->sha);
-        throw;
-    }
+    m_impl->fd = openNew(m_impl->tempPath, path);
     m_impl->buffer.reserve(kBufferSize);
 }
 
@@ -158,7 +136,6 @@ TFRecordWriter::~TFRecordWriter()
 {
     if (!m_impl->finished)
         m_impl->removeTemps();
-    EVP_MD_CTX_free(m_impl->sha);
 }
 
 void TFRecordWriter::write(const void *data, std::size_t size)
@@ -249,10 +226,7 @@ TFRecordShard TFRecordWriter::finish()
         ::close(dirFd);
     }
 
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned digestSize = 0;
-    EVP_DigestFinal_ex(d.sha, digest, &digestSize);
-    shard.sha256 = hex(digest, digestSize);
+    shard.sha256 = d.sha.hexDigest();
     shard.bytes = d.bytes;
     shard.records = d.index.size();
     shard.index = std::move(d.index);
