@@ -4,7 +4,8 @@
 set -euo pipefail
 SRC="$1"
 BUILD="$2"
-cmake -S "$SRC" -B "$BUILD" -G Ninja -DLATHE_ENGINE_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON \
+PEERS="$3"
+cmake -S "$SRC" -B "$BUILD" -G Ninja -DLATHE_ENGINE_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON -DLATHE_PEERS_DIR="$PEERS" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
 cmake --build "$BUILD" -j2
 # lathe-cli links no Qt library itself. (Debian's libtorch_cpu pulls in OpenCV's highgui and
