@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   cmake ninja-build g++ ccache pkg-config libgtest-dev
+  # packaging: DEB dependencies, man page, desktop and AppStream checks
+  dpkg-dev help2man appstream desktop-file-utils libxml2-utils
   # Qt 6 (widgets, SQL with the SQLite driver, tools, linguist) and plotting
   qt6-base-dev qt6-base-dev-tools qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   libqt6sql6-sqlite libgl-dev libqcustomplot-dev

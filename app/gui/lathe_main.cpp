@@ -7,6 +7,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTranslator>
@@ -35,6 +37,8 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("lathe"));
     QApplication::setApplicationDisplayName(QStringLiteral("Lathe"));
     QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/lathe.png")));
+    QApplication::setDesktopFileName(QStringLiteral("lathe"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Lathe: a workbench for training image classifiers"));
@@ -59,7 +63,10 @@ int main(int argc, char **argv)
     window.show();
     if (parser.isSet(demo) || parser.isSet(demoDir))
         window.startDemo(parser.isSet(demoDir) ? parser.value(demoDir) : lathe::workspace::DemoProjectJob::defaultRoot());
-    else if (!parser.positionalArguments().isEmpty())
-        window.openProject(parser.positionalArguments().constFirst());
+    else if (!parser.positionalArguments().isEmpty()) {
+        // A project folder, or its project.sqlite (what the desktop entry passes for a file).
+        const QFileInfo target(parser.positionalArguments().constFirst());
+        window.openProject(target.isFile() ? target.absolutePath() : target.filePath());
+    }
     return app.exec();
 }
