@@ -8,6 +8,7 @@
 #include <algorithm>
 
 using namespace lathe;
+using lathe::test::errorOf;
 using lathe::test::TempDir;
 
 namespace {
@@ -17,17 +18,6 @@ std::string realFile(const char *name)
     return std::string(engine::kFashionMnistDir) + "/" + name;
 }
 
-// Runs f and returns the EngineError message (empty if nothing was thrown).
-template<typename F>
-std::string errorOf(F f)
-{
-    try {
-        f();
-    } catch (const engine::EngineError &e) {
-        return e.what();
-    }
-    return {};
-}
 
 } // namespace
 

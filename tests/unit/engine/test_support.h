@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine_error.h"
+
 #include <zlib.h>
 
 #include <cstdint>
@@ -79,6 +81,18 @@ inline std::vector<std::uint8_t> idxLabels(const std::vector<std::uint8_t> &labe
     appendU32(out, static_cast<std::uint32_t>(labels.size()));
     out.insert(out.end(), labels.begin(), labels.end());
     return out;
+}
+
+// Runs f and returns the EngineError message (empty if nothing was thrown).
+template<typename F>
+std::string errorOf(F f)
+{
+    try {
+        f();
+    } catch (const engine::EngineError &e) {
+        return e.what();
+    }
+    return {};
 }
 
 } // namespace lathe::test

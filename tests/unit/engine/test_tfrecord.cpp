@@ -14,21 +14,11 @@
 #include <random>
 
 using namespace lathe;
+using lathe::test::errorOf;
 using lathe::test::TempDir;
 
 namespace {
 
-// Runs f and returns the EngineError message (empty if nothing was thrown).
-template<typename F>
-std::string errorOf(F f)
-{
-    try {
-        f();
-    } catch (const engine::EngineError &e) {
-        return e.what();
-    }
-    return {};
-}
 
 std::string readFile(const std::string &path)
 {
