@@ -18,7 +18,6 @@ std::string realFile(const char *name)
     return std::string(engine::kFashionMnistDir) + "/" + name;
 }
 
-
 } // namespace
 
 TEST(IdxFile, ReadsDebianFashionMnistTrainingSet)
