@@ -432,48 +432,68 @@ VerifyReport verifyDataset(const std::string &datasetDir, const TaskControl &con
         }
 
         std::uint64_t records = 0;
+        const auto check = [&](const std::string &record, std::uint64_t offset) {
+            const std::string where = name + ": record at byte offset " + std::to_string(offset);
+            try {
+                const ImageExample example = parseImageExample(record, where);
+                if (example.label < 0 || std::size_t(example.label) >= m.classes.size())
+                    report.problems.push_back(where + ": label " + std::to_string(example.label)
+                                              + " is not a class of dataset.json");
+                else if (m.classes[example.label] != example.classText)
+                    report.problems.push_back(where + ": label " + std::to_string(example.label) + " is class '"
+                                              + m.classes[example.label] + "' but the text says '" + example.classText
+                                              + "'");
+                else
+                    ++counts[s.split][example.classText];
+                if (sha256Hex(example.encoded.data(), example.encoded.size()) != example.sha256)
+                    report.problems.push_back(where + ": image bytes do not match image/key/sha256");
+            } catch (const EngineError &e) {
+                report.problems.push_back(e.what());
+            }
+        };
+        bool damaged = false;
         try {
             TFRecordReader reader(name);
             std::string record;
-            while (reader.next(record)) {
-                const std::uint64_t offset = reader.lastOffset();
-                if (indexOk) {
-                    if (records >= index.size()) {
-                        report.problems.push_back(name + ".idx: has " + std::to_string(index.size())
-                                                  + " entries, the shard has more records");
-                        indexOk = false;
-                    } else if (index[records].offset != offset || index[records].size != record.size() + 16) {
-                        report.problems.push_back(name + ".idx: entry " + std::to_string(records + 1) + " says "
-                                                  + std::to_string(index[records].offset) + " "
-                                                  + std::to_string(index[records].size) + ", the record is at "
-                                                  + std::to_string(offset) + " with size "
-                                                  + std::to_string(record.size() + 16));
-                        indexOk = false;
+            try {
+                while (reader.next(record)) {
+                    const std::uint64_t offset = reader.lastOffset();
+                    if (indexOk) {
+                        if (records >= index.size()) {
+                            report.problems.push_back(name + ".idx: has " + std::to_string(index.size())
+                                                      + " entries, the shard has more records");
+                            indexOk = false;
+                        } else if (index[records].offset != offset || index[records].size != record.size() + 16) {
+                            report.problems.push_back(name + ".idx: entry " + std::to_string(records + 1) + " says "
+                                                      + std::to_string(index[records].offset) + " "
+                                                      + std::to_string(index[records].size) + ", the record is at "
+                                                      + std::to_string(offset) + " with size "
+                                                      + std::to_string(record.size() + 16));
+                            indexOk = false;
+                        }
+                    }
+                    check(record, offset);
+                    ++records;
+                }
+            } catch (const EngineError &e) {
+                report.problems.push_back(e.what()); // names the shard, the offset and the reason
+                damaged = true;
+                // The index, where it still agrees with the shard, leads past the bad record so
+                // that every other damaged record is reported too.
+                for (std::size_t k = records + 1; indexOk && k < index.size(); ++k) {
+                    try {
+                        check(reader.readAt(index[k]), index[k].offset);
+                        ++records;
+                    } catch (const EngineError &again) {
+                        report.problems.push_back(again.what());
                     }
                 }
-                const std::string where = name + ": record at byte offset " + std::to_string(offset);
-                try {
-                    const ImageExample example = parseImageExample(record, where);
-                    if (example.label < 0 || std::size_t(example.label) >= m.classes.size())
-                        report.problems.push_back(where + ": label " + std::to_string(example.label)
-                                                  + " is not a class of dataset.json");
-                    else if (m.classes[example.label] != example.classText)
-                        report.problems.push_back(where + ": label " + std::to_string(example.label) + " is class '"
-                                                  + m.classes[example.label] + "' but the text says '"
-                                                  + example.classText + "'");
-                    else
-                        ++counts[s.split][example.classText];
-                    if (sha256Hex(example.encoded.data(), example.encoded.size()) != example.sha256)
-                        report.problems.push_back(where + ": image bytes do not match image/key/sha256");
-                } catch (const EngineError &e) {
-                    report.problems.push_back(e.what());
-                }
-                ++records;
             }
         } catch (const EngineError &e) {
-            report.problems.push_back(e.what()); // names the shard, the offset and the reason
+            report.problems.push_back(e.what()); // the shard cannot be opened
+            damaged = true;
         }
-        if (indexOk && index.size() != records)
+        if (indexOk && !damaged && index.size() != records)
             report.problems.push_back(name + ".idx: has " + std::to_string(index.size()) + " entries for "
                                       + std::to_string(records) + " records");
         if (records != s.records)

@@ -200,6 +200,23 @@ TEST(ShardConverter, VerifyNamesEveryKindOfCorruption)
         EXPECT_TRUE(named) << c.name << ": " << (report.problems.empty() ? "" : report.problems.front());
     }
 
+    // Two damaged records in one shard are both reported: the index leads past the first.
+    const fs::path twice = dir.path() / "twice";
+    fs::copy(clean, twice);
+    {
+        const auto index = engine::TFRecordReader::readIndex((twice / "train-00000-of-00003.tfrecord.idx").string());
+        ASSERT_EQ(index.size(), 2u);
+        auto b = bytesOf(twice / "train-00000-of-00003.tfrecord");
+        b[index[0].offset + 40] ^= 0x01;
+        b[index[1].offset + 40] ^= 0x01;
+        put(twice / "train-00000-of-00003.tfrecord", b);
+        const engine::VerifyReport report = engine::verifyDataset(twice.string());
+        int crcProblems = 0;
+        for (const std::string &p : report.problems)
+            crcProblems += p.find("bad data CRC") != std::string::npos ? 1 : 0;
+        EXPECT_EQ(crcProblems, 2);
+    }
+
     // A malformed manifest is an error naming dataset.json.
     const fs::path bad = dir.path() / "bad-manifest";
     fs::copy(clean, bad);
