@@ -171,6 +171,34 @@
         <source>Output folder for the shards</source>
         <translation>分片的输出文件夹</translation>
     </message>
+    <message>
+        <source>A new or empty folder for the shards, their indexes and dataset.json. Default: the project&apos;s datasets folder.</source>
+        <translation>用于存放分片、索引和 dataset.json 的新文件夹或空文件夹。默认：项目的数据集文件夹。</translation>
+    </message>
+    <message>
+        <source>Share of each class&apos;s images for validation when the folder has no split folders. Default: the catalog&apos;s value (10 %).</source>
+        <translation>当文件夹没有划分文件夹时，每个类别中用于验证的图像比例。默认：目录中的值（10 %）。</translation>
+    </message>
+    <message>
+        <source>Share of each class&apos;s images for the test split when the folder has no split folders. Default: the catalog&apos;s value (10 %).</source>
+        <translation>当文件夹没有划分文件夹时，每个类别中用于测试划分的图像比例。默认：目录中的值（10 %）。</translation>
+    </message>
+    <message>
+        <source>Start a new shard when the next record would pass this size. Default: 64 MiB.</source>
+        <translation>当下一条记录会超过此大小时开始新的分片。默认：64 MiB。</translation>
+    </message>
+    <message>
+        <source>Put this many records in each shard (the last one may hold fewer).</source>
+        <translation>每个分片放入这么多条记录（最后一个分片可能更少）。</translation>
+    </message>
+    <message>
+        <source>Images whose longer side is larger are scaled down to this size and stored as JPEG; smaller ones are kept as they are. Default: 1,024 px.</source>
+        <translation>长边大于此值的图像会缩小到此尺寸并以 JPEG 存储；较小的图像保持原样。默认：1,024 像素。</translation>
+    </message>
+    <message>
+        <source>JPEG quality of re-encoded images, 1 to 100. Default: 90.</source>
+        <translation>重新编码图像的 JPEG 质量，1 到 100。默认：90。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::DataPage</name>

@@ -45,6 +45,8 @@ ConvertDialog::ConvertDialog(const workspace::DatasetInfo &dataset, const QStrin
     m_outDir = new QLineEdit(QDir::toNativeSeparators(defaultOutDir), this);
     m_outDir->setObjectName(QStringLiteral("outputFolderEdit"));
     m_outDir->setMinimumWidth(360);
+    m_outDir->setToolTip(tr("A new or empty folder for the shards, their indexes and dataset.json. Default: the "
+                            "project's datasets folder."));
     m_browse = new QPushButton(tr("Browse…"), this);
     m_browse->setObjectName(QStringLiteral("outputFolderBrowse"));
     connect(m_browse, &QPushButton::clicked, this, &ConvertDialog::browse);
@@ -65,6 +67,10 @@ ConvertDialog::ConvertDialog(const workspace::DatasetInfo &dataset, const QStrin
     };
     m_valPercent = percent("valPercentSpin", dataset.valFraction);
     m_testPercent = percent("testPercentSpin", dataset.testFraction);
+    m_valPercent->setToolTip(tr("Share of each class's images for validation when the folder has no split folders. "
+                                "Default: the catalog's value (10 %)."));
+    m_testPercent->setToolTip(tr("Share of each class's images for the test split when the folder has no split "
+                                 "folders. Default: the catalog's value (10 %)."));
     m_splitNote = new QLabel(this);
     m_splitNote->setObjectName(QStringLiteral("splitNote"));
     m_splitNote->setWordWrap(true);
@@ -91,6 +97,8 @@ ConvertDialog::ConvertDialog(const workspace::DatasetInfo &dataset, const QStrin
     m_shardMiB->setRange(1, 16384);
     m_shardMiB->setValue(64);
     m_shardMiB->setSuffix(tr(" MiB"));
+    m_bySize->setToolTip(tr("Start a new shard when the next record would pass this size. Default: 64 MiB."));
+    m_shardMiB->setToolTip(m_bySize->toolTip());
     m_byRecords = new QRadioButton(tr("Records per shard:"), this);
     m_byRecords->setObjectName(QStringLiteral("shardByRecordsRadio"));
     m_shardRecords = new QSpinBox(this);
@@ -98,6 +106,8 @@ ConvertDialog::ConvertDialog(const workspace::DatasetInfo &dataset, const QStrin
     m_shardRecords->setRange(1, 100'000'000);
     m_shardRecords->setValue(1000);
     m_shardRecords->setGroupSeparatorShown(true);
+    m_byRecords->setToolTip(tr("Put this many records in each shard (the last one may hold fewer)."));
+    m_shardRecords->setToolTip(m_byRecords->toolTip());
     m_bySize->setChecked(true);
     auto *shardRow = new QHBoxLayout;
     shardRow->addWidget(m_bySize);
@@ -115,10 +125,13 @@ ConvertDialog::ConvertDialog(const workspace::DatasetInfo &dataset, const QStrin
     m_maxSide->setRange(16, 65535);
     m_maxSide->setValue(1024);
     m_maxSide->setSuffix(tr(" px"));
+    m_maxSide->setToolTip(tr("Images whose longer side is larger are scaled down to this size and stored as JPEG; "
+                             "smaller ones are kept as they are. Default: 1,024 px."));
     m_quality = new QSpinBox(this);
     m_quality->setObjectName(QStringLiteral("qualitySpin"));
     m_quality->setRange(1, 100);
     m_quality->setValue(90);
+    m_quality->setToolTip(tr("JPEG quality of re-encoded images, 1 to 100. Default: 90."));
     auto *reencodeRow = new QHBoxLayout;
     reencodeRow->addWidget(new QLabel(tr("Longer side above:"), this));
     reencodeRow->addWidget(m_maxSide);
