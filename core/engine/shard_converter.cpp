@@ -254,7 +254,7 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     TaskControl scanControl;
     scanControl.cancel = control.cancel;
     scanControl.progress = [&control](double f, const std::string &status) { control.report(0.3 * f, status); };
-    const ScanResult scan = scanFolder(options.scan, scanControl);
+    ScanResult scan = scanFolder(options.scan, scanControl);
     const fs::path root = scan.root;
 
     ConvertResult result;
@@ -268,9 +268,8 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
             m.counts[split][cls] = 0;
 
     // The user's relabels become the images' classes; exclusions join the report.
-    std::vector<ScannedImage> images = scan.images;
     std::map<std::string, std::vector<const ScannedImage *>> bySplit;
-    for (ScannedImage &image : images) {
+    for (ScannedImage &image : scan.images) {
         if (image.status != ImageStatus::Ok || image.className.empty()) {
             m.rejected.push_back({image.relPath, statusName(image.status), image.reason});
             continue;

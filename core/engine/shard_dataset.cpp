@@ -15,6 +15,7 @@ struct ShardDataset::Impl
 {
     std::string dir;
     DatasetManifest manifest;
+    std::vector<std::string> paths;                        // per shard
     std::vector<std::vector<TFRecordIndexEntry>> indexes; // per shard
     std::vector<std::unique_ptr<TFRecordReader>> readers; // opened on first use
 };
@@ -31,6 +32,7 @@ ShardDataset::ShardDataset(const std::string &datasetDir)
             throw EngineError(indexPath + ": has " + std::to_string(index.size()) + " entries, dataset.json lists "
                               + std::to_string(s.records) + " records");
         m_impl->indexes.push_back(std::move(index));
+        m_impl->paths.push_back((fs::path(datasetDir) / s.file).string());
     }
     m_impl->readers.resize(m_impl->manifest.shards.size());
 }
@@ -80,7 +82,7 @@ ImageExample ShardDataset::read(const RecordRef &ref)
     if (ref.shard >= m_impl->readers.size())
         throw EngineError(m_impl->dir + ": no shard " + std::to_string(ref.shard));
     std::unique_ptr<TFRecordReader> &reader = m_impl->readers[ref.shard];
-    const std::string path = (fs::path(m_impl->dir) / m_impl->manifest.shards[ref.shard].file).string();
+    const std::string &path = m_impl->paths[ref.shard];
     if (!reader)
         reader = std::make_unique<TFRecordReader>(path);
     return parseImageExample(reader->readAt(ref.entry), path + ": record at byte offset " + std::to_string(ref.entry.offset));
