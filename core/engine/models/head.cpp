@@ -1,0 +1,36 @@
+#include "head.h"
+
+#include "engine_error.h"
+
+#include <torch/nn/functional/activation.h>
+#include <torch/nn/functional/dropout.h>
+
+namespace lathe::engine::models {
+
+HiddenLayer::HiddenLayer(torch::nn::Module &owner, std::int64_t embeddingSize, const HeadOptions &options,
+                         double dropout)
+    : m_outputSize(embeddingSize)
+    , m_dropout(dropout)
+{
+    if (options.numClasses < 1)
+        throw EngineError("model.head.num_classes must be at least 1 (got " + std::to_string(options.numClasses) + ")");
+    if (options.hiddenUnits < 0)
+        throw EngineError("model.head.hidden_units must not be negative");
+    if (options.dropout > 1)
+        throw EngineError("model.head.dropout must be in [0, 1]");
+    if (options.hiddenUnits > 0) {
+        m_linear = owner.register_module("head_hidden", torch::nn::Linear(embeddingSize, options.hiddenUnits));
+        m_outputSize = options.hiddenUnits;
+    }
+}
+
+torch::Tensor HiddenLayer::apply(torch::Tensor embedding, bool training) const
+{
+    if (!m_linear)
+        return embedding;
+    namespace F = torch::nn::functional;
+    torch::Tensor x = F::relu(m_linear->forward(embedding));
+    return F::dropout(x, F::DropoutFuncOptions().p(m_dropout).training(training));
+}
+
+} // namespace lathe::engine::models
