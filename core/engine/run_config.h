@@ -121,12 +121,21 @@ struct DistributedConfig
     bool syncBatchNorm = false;      // average BatchNorm statistics across ranks
 };
 
+// The model part of a run's defaults: as ModelSpec's, except that the class count comes from
+// the dataset (model.head.num_classes 0), so a config need not repeat it.
+inline ModelSpec defaultRunModel()
+{
+    ModelSpec model;
+    model.head.numClasses = 0;
+    return model;
+}
+
 struct RunConfig
 {
     static constexpr int kVersion = 1;
-    int version = kVersion;
+    int version = kVersion;          // after parsing always kVersion (older files are upgraded)
     DataConfig data;
-    ModelSpec model;
+    ModelSpec model = defaultRunModel(); // head.numClasses 0: the dataset's class count
     OptimizerConfig optimizer;
     LossConfig loss;
     ScheduleConfig schedule;
@@ -140,16 +149,49 @@ struct RunConfig
     DistributedConfig distributed;
 };
 
-// Parses and validates; missing fields take their defaults, unknown fields and wrong types or
-// ranges are errors naming the field ("optimizer.lr: must be > 0 (got -1)").
+// Parses and checks every field on its own; missing fields take their defaults, unknown fields
+// and wrong types or ranges are errors naming the field ("optimizer.lr: must be > 0 (got -1)",
+// "optimizer.learnig_rate: unknown field (did you mean lr?)"). A missing "version" means 1; a
+// version above kVersion is an error (the file is from a newer Lathe). Rules between fields
+// are validateRunConfig's, so a config being edited (data.shards still empty) parses.
 RunConfig parseRunConfig(const nlohmann::json &json);
-RunConfig readRunConfig(const std::string &path); // errors also name the file
+RunConfig readRunConfig(const std::string &path); // parseRunConfig; errors also name the file
 nlohmann::json runConfigToJson(const RunConfig &config); // every field, defaults included
-// Checks cross-field rules (e.g. fp16 needs a CUDA device, feature cache needs a frozen
-// backbone, schedule milestones within epochs); throws EngineError naming the field.
+// Checks every field as parseRunConfig does (so a config built in code is checked too), then
+// the rules across fields (data.shards set, fp16 needs a CUDA device, a fixed-views feature
+// cache needs a frozen backbone, schedule milestones within epochs, known architecture and
+// stage names, ...); throws EngineError naming the field. Touches no file.
 void validateRunConfig(const RunConfig &config);
-// The documented schema (field, type, default, allowed values, description) from which the
-// run-config reference (docs/run-config.md) and the GUI's tooltips are generated.
+// The documented schema from which the run-config reference (docs/run-config.md) and the GUI's
+// tooltips are generated: an array of {"field": "optimizer.lr", "section": "optimizer",
+// "type": "number", "default": 0.01, "allowed": [...] (enums), "min"/"max" (with
+// "exclusive_min"/"exclusive_max" when the bound itself is not allowed), "description"}.
+// Defaults are read from a default RunConfig, so the structs above stay their one source.
 nlohmann::json runConfigSchema();
+// The Markdown reference (docs/run-config.md): a table per section, the rules across fields
+// and an example config.
+std::string runConfigReference();
+// The example config of the reference (valid once its data.shards folder exists).
+nlohmann::json runConfigExample();
+
+// Applies overrides on top of a config, as `lathe-cli train --config FILE --set ...` does
+// (flags override the file): a flat object of dotted paths, e.g. {"optimizer.lr": 0.1,
+// "model.arch": "resnet50", "model.freeze.lr_multipliers.layer4": 0.1}; a section path takes
+// an object merged into that section. For list fields a string is split at commas
+// ("devices": "cuda:0,cuda:1", "schedule.milestones": "30,60"). Checked as parseRunConfig
+// checks a file; unknown paths are errors naming the path (with a suggestion).
+RunConfig applyRunConfigOverrides(RunConfig config, const nlohmann::json &overrides);
+// "optimizer.lr=0.1" assignments (command-line flags) to the overrides object above: the value
+// is read as JSON when it is JSON (0.1, true, [1, 2], "text"), else as a plain string
+// (resnet50, cuda:0,cuda:1, an empty value). Throws EngineError for an assignment without '='.
+nlohmann::json runConfigOverrides(const std::vector<std::string> &assignments);
+
+// "train_all", "head_only", "up_to_stage" (model.freeze.policy).
+std::string freezePolicyName(FreezePolicy policy);
+FreezePolicy freezePolicyFromName(const std::string &name); // throws EngineError listing the names
+
+// The model to build for a dataset of datasetClasses classes: model.head.num_classes 0 takes
+// that count; a non-zero count that differs is an EngineError naming model.head.num_classes.
+ModelSpec modelSpecForDataset(const RunConfig &config, int datasetClasses);
 
 } // namespace lathe::engine
