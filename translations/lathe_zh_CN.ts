@@ -2,6 +2,305 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>RunConfigSchema</name>
+    <message>
+        <source>The config format version; a file without it is read as version 1, and a file from a newer Lathe is refused.</source>
+        <translation>配置格式版本；缺少此项的文件按版本 1 读取，来自更新版本 Lathe 的文件会被拒绝。</translation>
+    </message>
+    <message>
+        <source>Numeric precision of training: fp32, bf16 autocast (CPU or GPU), or fp16 autocast with loss scaling (CUDA only).</source>
+        <translation>训练的数值精度：fp32、bf16 自动混合精度（CPU 或 GPU），或带损失缩放的 fp16 自动混合精度（仅限 CUDA）。</translation>
+    </message>
+    <message>
+        <source>The devices to train on, one rank each: &quot;cpu&quot; (may repeat for several CPU ranks) or &quot;cuda:N&quot; (each GPU once); CPU and CUDA are not mixed.</source>
+        <translation>用于训练的设备，每个设备一个 rank：“cpu”（可重复以使用多个 CPU rank）或“cuda:N”（每个 GPU 只能出现一次）；不能混用 CPU 和 CUDA。</translation>
+    </message>
+    <message>
+        <source>Seed of every random choice (initialisation, shuffling, augmentation), so a run can be repeated.</source>
+        <translation>所有随机选择（初始化、打乱、数据增强）使用的随机种子，使运行可以复现。</translation>
+    </message>
+    <message>
+        <source>The folder holding the converted dataset (dataset.json and its shards); required.</source>
+        <translation>存放已转换数据集（dataset.json 及其分片）的文件夹；必填。</translation>
+    </message>
+    <message>
+        <source>The split of the dataset to train on.</source>
+        <translation>用于训练的数据集划分。</translation>
+    </message>
+    <message>
+        <source>The split evaluated after every epoch; &quot;&quot; for no validation.</source>
+        <translation>每个轮次结束后评估的划分；为 &quot;&quot; 时不进行验证。</translation>
+    </message>
+    <message>
+        <source>Side of the square training crop in pixels; 0 uses the backbone&apos;s default input size.</source>
+        <translation>正方形训练裁剪的边长（像素）；0 表示使用骨干网络的默认输入尺寸。</translation>
+    </message>
+    <message>
+        <source>The training augmentation steps in order, each {&quot;type&quot;: ..., &quot;p&quot;: ..., parameters} as torchvision&apos;s transform of the same name; [] for none. Normalization always ends the pipeline.</source>
+        <translation>按顺序排列的训练数据增强步骤，每一步为 {&quot;type&quot;: ..., &quot;p&quot;: ..., 参数}，含义与 torchvision 中的同名变换相同；[] 表示不做数据增强。流水线最后总是进行归一化。</translation>
+    </message>
+    <message>
+        <source>Decoding and augmentation threads per rank; 0 shares the CPU cores among the ranks.</source>
+        <translation>每个 rank 的解码和数据增强线程数；0 表示在各 rank 之间平分 CPU 核心。</translation>
+    </message>
+    <message>
+        <source>Size in MiB of an in-memory cache of decoded images; 0 turns it off.</source>
+        <translation>已解码图像的内存缓存大小（MiB）；0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>Feed batches in channels-last memory layout, which is faster for convolutions on some GPUs.</source>
+        <translation>以 channels-last 内存布局输入批次，在某些 GPU 上卷积运算更快。</translation>
+    </message>
+    <message>
+        <source>Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or batches drawn with equal class probability (balanced_sampler).</source>
+        <translation>类别不平衡的处理方式：不处理、按类别频率设置损失权重（class_weights），或按相等的类别概率抽取批次（balanced_sampler）。</translation>
+    </message>
+    <message>
+        <source>The backbone architecture: a built-in name such as resnet50 or vit_b_16 (see lathe-cli models), or &quot;torchscript&quot; for model.torchscript.</source>
+        <translation>骨干网络架构：内置名称，如 resnet50 或 vit_b_16（见 lathe-cli models），或 &quot;torchscript&quot; 表示使用 model.torchscript。</translation>
+    </message>
+    <message>
+        <source>Channels of the input images; 1 (grayscale) or more than 3 (multispectral) adapts the first convolution.</source>
+        <translation>输入图像的通道数；为 1（灰度）或大于 3（多光谱）时会调整第一个卷积层。</translation>
+    </message>
+    <message>
+        <source>Initial weights: a .safetensors or torch.save .pth file, &quot;zoo&quot; for the model zoo&apos;s pretrained weights of the architecture, or &quot;&quot; to train from scratch.</source>
+        <translation>初始权重：.safetensors 文件或 torch.save 保存的 .pth 文件；&quot;zoo&quot; 表示使用模型库中该架构的预训练权重；&quot;&quot; 表示从头训练。</translation>
+    </message>
+    <message>
+        <source>A custom backbone saved with torch.jit.save; used when model.arch is &quot;torchscript&quot;.</source>
+        <translation>用 torch.jit.save 保存的自定义骨干网络；在 model.arch 为 &quot;torchscript&quot; 时使用。</translation>
+    </message>
+    <message>
+        <source>Output classes of the head; 0 takes the dataset&apos;s class count.</source>
+        <translation>分类头的输出类别数；0 表示使用数据集的类别数。</translation>
+    </message>
+    <message>
+        <source>Dropout before the final layer, in [0, 1); a negative value keeps the architecture&apos;s own.</source>
+        <translation>最后一层之前的 Dropout，取值范围为 [0, 1)；负值表示保留架构自带的设置。</translation>
+    </message>
+    <message>
+        <source>Units of an extra hidden layer (Linear, ReLU, Dropout) in the head; 0 for none.</source>
+        <translation>分类头中额外隐藏层（Linear、ReLU、Dropout）的单元数；0 表示不添加。</translation>
+    </message>
+    <message>
+        <source>Which parameters train: every one (train_all), only the head (head_only), or all but the first frozen_stages stages (up_to_stage).</source>
+        <translation>哪些参数参与训练：全部参数（train_all）、仅分类头（head_only），或除前 frozen_stages 个阶段之外的全部参数（up_to_stage）。</translation>
+    </message>
+    <message>
+        <source>up_to_stage: how many stages, counted from the input, are frozen; fewer than the architecture&apos;s stage count.</source>
+        <translation>up_to_stage：从输入端起冻结的阶段数；须少于该架构的阶段总数。</translation>
+    </message>
+    <message>
+        <source>Keep every BatchNorm layer&apos;s running statistics fixed (those of frozen stages always are).</source>
+        <translation>固定所有 BatchNorm 层的运行统计量（冻结阶段中的 BatchNorm 层总是固定的）。</translation>
+    </message>
+    <message>
+        <source>Discriminative fine-tuning: {stage name: factor} multiplying the learning rate of that stage (stages not named use 1).</source>
+        <translation>差异化微调：{阶段名: 系数}，用该系数乘以该阶段的学习率（未列出的阶段使用 1）。</translation>
+    </message>
+    <message>
+        <source>Gradual unfreezing: every this many epochs the last frozen stage starts training; 0 turns it off.</source>
+        <translation>逐步解冻：每隔这么多轮次，最后一个被冻结的阶段开始训练；0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>The optimizer: SGD with momentum, AdamW, or RMSprop.</source>
+        <translation>优化器：带动量的 SGD、AdamW 或 RMSprop。</translation>
+    </message>
+    <message>
+        <source>The base learning rate, for batch_size images per rank.</source>
+        <translation>基础学习率，对应每个 rank 每批 batch_size 张图像。</translation>
+    </message>
+    <message>
+        <source>Images per batch on each rank.</source>
+        <translation>每个 rank 上每批的图像数。</translation>
+    </message>
+    <message>
+        <source>Passes over the training split.</source>
+        <translation>遍历训练划分的轮次数。</translation>
+    </message>
+    <message>
+        <source>sgd and rmsprop: momentum factor.</source>
+        <translation>sgd 和 rmsprop：动量系数。</translation>
+    </message>
+    <message>
+        <source>sgd: use Nesterov momentum (needs momentum &gt; 0).</source>
+        <translation>sgd：使用 Nesterov 动量（需要 momentum &gt; 0）。</translation>
+    </message>
+    <message>
+        <source>L2 penalty (decoupled for adamw) applied at every step.</source>
+        <translation>每一步施加的 L2 惩罚（adamw 使用解耦形式）。</translation>
+    </message>
+    <message>
+        <source>Exempt biases, normalization weights and learned embeddings from weight decay.</source>
+        <translation>偏置、归一化层权重和学习到的嵌入不施加权重衰减。</translation>
+    </message>
+    <message>
+        <source>adamw: the decay rates of the running averages of the gradient and of its square, each in [0, 1).</source>
+        <translation>adamw：梯度及其平方的滑动平均的衰减率，各自取值于 [0, 1)。</translation>
+    </message>
+    <message>
+        <source>adamw and rmsprop: small term added to the denominator for numerical stability.</source>
+        <translation>adamw 和 rmsprop：为保证数值稳定性而加到分母上的小项。</translation>
+    </message>
+    <message>
+        <source>rmsprop: smoothing constant of the running average of squared gradients.</source>
+        <translation>rmsprop：梯度平方滑动平均的平滑常数。</translation>
+    </message>
+    <message>
+        <source>When above 0, gradients are scaled so that their global L2 norm is at most this.</source>
+        <translation>大于 0 时，缩放梯度使其全局 L2 范数不超过此值。</translation>
+    </message>
+    <message>
+        <source>Take an optimizer step every this many batches, summing their gradients (a larger effective batch).</source>
+        <translation>每隔这么多个批次执行一次优化器更新，并累加这些批次的梯度（相当于更大的有效批大小）。</translation>
+    </message>
+    <message>
+        <source>The training loss: cross entropy, or focal loss, which focuses on hard examples.</source>
+        <translation>训练损失：交叉熵，或侧重困难样本的 Focal Loss。</translation>
+    </message>
+    <message>
+        <source>Share of the target probability spread evenly over all classes.</source>
+        <translation>均匀分配到所有类别上的目标概率比例。</translation>
+    </message>
+    <message>
+        <source>focal: how strongly well-classified examples are down-weighted (0 is cross entropy).</source>
+        <translation>focal：对已正确分类样本降低权重的强度（0 即为交叉熵）。</translation>
+    </message>
+    <message>
+        <source>How the learning rate changes over training.</source>
+        <translation>学习率在训练过程中的变化方式。</translation>
+    </message>
+    <message>
+        <source>Epochs (fractions allowed) of linear warm-up from warmup_start_factor x lr before the schedule starts; not with one_cycle.</source>
+        <translation>调度开始前从 warmup_start_factor x lr 开始线性预热的轮次数（可为小数）；不能与 one_cycle 同时使用。</translation>
+    </message>
+    <message>
+        <source>The fraction of lr that warm-up starts from.</source>
+        <translation>预热开始时的学习率占 lr 的比例。</translation>
+    </message>
+    <message>
+        <source>step: epochs between two multiplications by gamma.</source>
+        <translation>step：两次乘以 gamma 之间间隔的轮次数。</translation>
+    </message>
+    <message>
+        <source>multi_step: the epochs at which the learning rate is multiplied by gamma, increasing and below optimizer.epochs.</source>
+        <translation>multi_step：学习率乘以 gamma 的轮次，须递增且小于 optimizer.epochs。</translation>
+    </message>
+    <message>
+        <source>step and multi_step: factor at each decay; exponential: factor per epoch.</source>
+        <translation>step 和 multi_step：每次衰减的系数；exponential：每个轮次的系数。</translation>
+    </message>
+    <message>
+        <source>cosine and cosine_restarts: the learning rate at the bottom of the curve.</source>
+        <translation>cosine 和 cosine_restarts：曲线最低点的学习率。</translation>
+    </message>
+    <message>
+        <source>cosine_restarts: length in epochs of the first cosine period.</source>
+        <translation>cosine_restarts：第一个余弦周期的长度（轮次）。</translation>
+    </message>
+    <message>
+        <source>cosine_restarts: each period is this many times longer than the one before.</source>
+        <translation>cosine_restarts：每个周期的长度是前一个周期的多少倍。</translation>
+    </message>
+    <message>
+        <source>one_cycle: the peak learning rate; 0 uses optimizer.lr.</source>
+        <translation>one_cycle：峰值学习率；0 表示使用 optimizer.lr。</translation>
+    </message>
+    <message>
+        <source>one_cycle: fraction of training spent rising to the peak.</source>
+        <translation>one_cycle：学习率上升到峰值所用的训练比例。</translation>
+    </message>
+    <message>
+        <source>one_cycle: the start learning rate is max_lr divided by this.</source>
+        <translation>one_cycle：起始学习率为 max_lr 除以此值。</translation>
+    </message>
+    <message>
+        <source>one_cycle: the final learning rate is the start learning rate divided by this.</source>
+        <translation>one_cycle：最终学习率为起始学习率除以此值。</translation>
+    </message>
+    <message>
+        <source>plateau: the metric watched for a lack of improvement.</source>
+        <translation>plateau：用于判断是否不再改善的指标。</translation>
+    </message>
+    <message>
+        <source>plateau: factor applied to the learning rate when the metric stalls.</source>
+        <translation>plateau：指标停滞时学习率所乘的系数。</translation>
+    </message>
+    <message>
+        <source>plateau: epochs without improvement before the learning rate drops.</source>
+        <translation>plateau：学习率下降前允许无改善的轮次数。</translation>
+    </message>
+    <message>
+        <source>plateau: the smallest relative change that counts as an improvement.</source>
+        <translation>plateau：算作改善的最小相对变化。</translation>
+    </message>
+    <message>
+        <source>Save a checkpoint every this many optimizer steps; 0 for none by steps.</source>
+        <translation>每隔这么多个优化器步保存一个检查点；0 表示不按步数保存。</translation>
+    </message>
+    <message>
+        <source>Save a checkpoint every this many epochs; 0 for none by epochs (the end of training is always saved).</source>
+        <translation>每隔这么多轮次保存一个检查点；0 表示不按轮次保存（训练结束时总会保存）。</translation>
+    </message>
+    <message>
+        <source>How many of the latest periodic checkpoints to keep; the best and the last are kept besides.</source>
+        <translation>保留最近多少个定期检查点；此外还会保留最佳和最新检查点。</translation>
+    </message>
+    <message>
+        <source>The metric that decides which checkpoint is the best.</source>
+        <translation>决定哪个检查点为最佳的指标。</translation>
+    </message>
+    <message>
+        <source>Stop training when the metric has not improved for patience epochs.</source>
+        <translation>当指标连续 patience 个轮次未改善时停止训练。</translation>
+    </message>
+    <message>
+        <source>The metric watched by early stopping.</source>
+        <translation>早停所监视的指标。</translation>
+    </message>
+    <message>
+        <source>Epochs without improvement before training stops.</source>
+        <translation>停止训练前允许无改善的轮次数。</translation>
+    </message>
+    <message>
+        <source>The smallest change of the metric that counts as an improvement.</source>
+        <translation>算作改善的指标最小变化量。</translation>
+    </message>
+    <message>
+        <source>Keep an exponential moving average of the weights; validation and the saved best and last models use it.</source>
+        <translation>维护权重的指数移动平均 (EMA)；验证以及保存的最佳和最新模型都使用它。</translation>
+    </message>
+    <message>
+        <source>Weight of the old average at each optimizer step (closer to 1 averages longer).</source>
+        <translation>每个优化器步中旧平均值所占的权重（越接近 1，平均的时间跨度越长）。</translation>
+    </message>
+    <message>
+        <source>Compute the frozen backbone&apos;s features once and train only the head on them: off, auto (when the backbone is frozen and the training transform is deterministic), or fixed_views (views augmented copies of each image).</source>
+        <translation>只计算一次冻结骨干网络的特征，并仅在这些特征上训练分类头：off（关闭）、auto（当骨干网络被冻结且训练变换是确定性的时启用），或 fixed_views（每张图像使用 views 个数据增强副本）。</translation>
+    </message>
+    <message>
+        <source>fixed_views: augmented views computed per image.</source>
+        <translation>fixed_views：每张图像计算的数据增强视图数。</translation>
+    </message>
+    <message>
+        <source>Machines taking part in the run.</source>
+        <translation>参与本次运行的机器数。</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s index among the nnodes machines, from 0.</source>
+        <translation>本机在 nnodes 台机器中的序号，从 0 开始。</translation>
+    </message>
+    <message>
+        <source>&quot;HOST:PORT&quot; where the machines of a multi-machine run meet (node 0 listens there).</source>
+        <translation>多机运行中各机器汇合的地址 &quot;HOST:PORT&quot;（节点 0 在此监听）。</translation>
+    </message>
+    <message>
+        <source>Average BatchNorm statistics across all ranks instead of per rank.</source>
+        <translation>在所有 rank 之间平均 BatchNorm 统计量，而不是每个 rank 各自统计。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::AboutDialog</name>
     <message>
         <source>About Lathe</source>
@@ -29,6 +328,206 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::AugmentationEditor</name>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Standard Recipe</source>
+        <translation>标准方案</translation>
+    </message>
+    <message>
+        <source>Applied to every training image in this order. Evaluation always uses resize and center crop only.</source>
+        <translation>按此顺序应用于每张训练图像。评估时始终只使用缩放和中心裁剪。</translation>
+    </message>
+    <message>
+        <source>Steps are named as torchvision&apos;s transforms, with the same parameters and meaning.</source>
+        <translation>各步骤按 torchvision 的变换命名，参数和含义相同。</translation>
+    </message>
+    <message>
+        <source>Append a step of the chosen type with its default parameters.</source>
+        <translation>以默认参数追加所选类型的步骤。</translation>
+    </message>
+    <message>
+        <source>torchvision&apos;s ImageNet training recipe: random resized crop and horizontal flip.</source>
+        <translation>torchvision 的 ImageNet 训练方案：随机缩放裁剪和水平翻转。</translation>
+    </message>
+    <message>
+        <source>Chance that the step is applied to an image (p).</source>
+        <translation>该步骤应用于图像的概率（p）。</translation>
+    </message>
+    <message>
+        <source>Parameters as JSON, e.g. {&quot;scale&quot;: [0.08, 1]}</source>
+        <translation>以 JSON 表示的参数，例如 {&quot;scale&quot;: [0.08, 1]}</translation>
+    </message>
+    <message>
+        <source>The step&apos;s parameters as a JSON object; leave empty for the defaults.</source>
+        <translation>该步骤的参数，为 JSON 对象；留空则使用默认值。</translation>
+    </message>
+    <message>
+        <source>Probability:</source>
+        <translation>概率：</translation>
+    </message>
+    <message>
+        <source>Parameters:</source>
+        <translation>参数：</translation>
+    </message>
+    <message>
+        <source>Step %1: the parameters are not a JSON object.</source>
+        <translation>步骤 %1：参数不是 JSON 对象。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::AugmentationPreviewGrid</name>
+    <message>
+        <source>Re-roll</source>
+        <translation>重新随机</translation>
+    </message>
+    <message>
+        <source>Draw new random parameters for the same images.</source>
+        <translation>为相同的图像重新抽取随机参数。</translation>
+    </message>
+    <message>
+        <source>Convert a dataset to shards on the Data page to preview augmentations.</source>
+        <translation>请在数据页将数据集转换为分片，以预览数据增强效果。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n image(s) of the training split at %1 × %1 pixels, seed %2.</source>
+        <translation>
+            <numerusform>训练划分中的 %n 张图像，尺寸 %1 × %1 像素，随机种子 %2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot preview: %1</source>
+        <translation>无法预览：%1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::BackboneTableModel</name>
+    <message>
+        <source>cached</source>
+        <translation>已缓存</translation>
+    </message>
+    <message>
+        <source>downloadable</source>
+        <translation>可下载</translation>
+    </message>
+    <message>
+        <source>none in catalog</source>
+        <translation>目录中没有</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Multiply-adds per image at the default input size, in billions.</source>
+        <translation>默认输入尺寸下每张图像的乘加运算次数，单位为十亿。</translation>
+    </message>
+    <message>
+        <source>ImageNet-1K top-1 accuracy of torchvision&apos;s default weights.</source>
+        <translation>torchvision 默认权重在 ImageNet-1K 上的 Top-1 准确率。</translation>
+    </message>
+    <message>
+        <source>Whether torchvision&apos;s default weights are in the local cache, can be downloaded, or are missing from the catalog.</source>
+        <translation>torchvision 的默认权重是已在本地缓存中、可以下载，还是目录中没有。</translation>
+    </message>
+    <message>
+        <source>Backbone</source>
+        <translation>骨干网络</translation>
+    </message>
+    <message>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>GFLOPs</source>
+        <translation>GFLOPs</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入尺寸</translation>
+    </message>
+    <message>
+        <source>ImageNet top-1</source>
+        <translation>ImageNet Top-1</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::CalibrationPlot</name>
+    <message>
+        <source>Confidence (top probability)</source>
+        <translation>置信度（最高概率）</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>Mean confidence</source>
+        <translation>平均置信度</translation>
+    </message>
+    <message>
+        <source>Perfect calibration</source>
+        <translation>完美校准</translation>
+    </message>
+    <message>
+        <source>%1 (AP %2)</source>
+        <translation>%1（AP %2）</translation>
+    </message>
+    <message>
+        <source>%1 (no positives)</source>
+        <translation>%1（无正样本）</translation>
+    </message>
+    <message>
+        <source>No evaluation to show.</source>
+        <translation>没有可显示的评估结果。</translation>
+    </message>
+    <message>
+        <source>Expected calibration error (ECE): %1; largest bin gap (MCE): %2. Bars at the diagonal mean the model&apos;s confidence matches how often it is right.</source>
+        <translation>期望校准误差（ECE）：%1；最大分箱差距（MCE）：%2。柱条位于对角线上表示模型的置信度与其实际正确率相符。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n precision-recall curve(s); the legend is hidden with more than 12 classes.</source>
+        <translation>
+            <numerusform>%n 条精确率-召回率曲线；类别超过 12 个时隐藏图例。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::ClassBalanceChart</name>
     <message>
         <source>No usable images to count.</source>
@@ -47,6 +546,86 @@
         <translation>
             <numerusform>%1，%2：%n 张图像</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ClassMetricsModel</name>
+    <message>
+        <source>macro avg</source>
+        <translation>宏平均</translation>
+    </message>
+    <message>
+        <source>weighted avg</source>
+        <translation>加权平均</translation>
+    </message>
+    <message>
+        <source>Of the images predicted as this class, the share that truly are.</source>
+        <translation>在预测为此类别的图像中，真正属于此类别的比例。</translation>
+    </message>
+    <message>
+        <source>Of this class&apos;s images, the share predicted as this class.</source>
+        <translation>在此类别的图像中，被预测为此类别的比例。</translation>
+    </message>
+    <message>
+        <source>The harmonic mean of precision and recall.</source>
+        <translation>精确率和召回率的调和平均数。</translation>
+    </message>
+    <message>
+        <source>Images of this class in the evaluated split.</source>
+        <translation>被评估划分中此类别的图像数。</translation>
+    </message>
+    <message>
+        <source>One-vs-rest accuracy: the share of all images correctly called this class or not this class.</source>
+        <translation>一对其余准确率：所有图像中被正确判定为属于或不属于此类别的比例。</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>Support</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>准确率</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::ConfusionMatrixView</name>
+    <message numerus="yes">
+        <source>True: %1
+Predicted: %2
+%n image(s), %3 of the true class</source>
+        <translation>
+            <numerusform>真实：%1
+预测：%2
+%n 张图像，占真实类别的 %3</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No evaluation to show.</source>
+        <translation>没有可显示的评估结果。</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测类别</translation>
+    </message>
+    <message>
+        <source>True</source>
+        <translation>真实类别</translation>
     </message>
 </context>
 <context>
@@ -462,6 +1041,400 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::EvaluatePage</name>
+    <message>
+        <source>%1: cannot write the file (%2)</source>
+        <translation>%1：无法写入文件（%2）</translation>
+    </message>
+    <message>
+        <source>Test-time augmentation</source>
+        <translation>测试时增强</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Refresh Runs</source>
+        <translation>刷新运行列表</translation>
+    </message>
+    <message>
+        <source>Save Metrics CSV…</source>
+        <translation>保存指标 CSV…</translation>
+    </message>
+    <message>
+        <source>Save Metrics JSON…</source>
+        <translation>保存指标 JSON…</translation>
+    </message>
+    <message>
+        <source>Normalised by true class</source>
+        <translation>按真实类别归一化</translation>
+    </message>
+    <message>
+        <source>Highest Loss</source>
+        <translation>最高损失</translation>
+    </message>
+    <message>
+        <source>Relabel…</source>
+        <translation>重新标注…</translation>
+    </message>
+    <message>
+        <source>Exclude</source>
+        <translation>排除</translation>
+    </message>
+    <message>
+        <source>Predict Files…</source>
+        <translation>预测文件…</translation>
+    </message>
+    <message>
+        <source>Save Results CSV…</source>
+        <translation>保存结果 CSV…</translation>
+    </message>
+    <message>
+        <source>Best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Best: the checkpoint with the best validation metric (the last one when the run has none). Last: the newest checkpoint.</source>
+        <translation>最佳：验证指标最好的检查点（运行没有验证指标时为最新检查点）。最新：最新的检查点。</translation>
+    </message>
+    <message>
+        <source>Average the predictions of five crops and their mirror images (ten views per image): slower, often slightly more accurate.</source>
+        <translation>对五个裁剪区域及其镜像（每张图像十个视图）的预测取平均：速度较慢，但通常略为准确。</translation>
+    </message>
+    <message>
+        <source>Run the checkpoint over the split as a job; the results are stored in the project.</source>
+        <translation>以任务形式在该划分上运行检查点；结果保存在项目中。</translation>
+    </message>
+    <message>
+        <source>Precision, recall, F1 and support per class, with the averages.</source>
+        <translation>每个类别的精确率、召回率、F1 和样本数，以及平均值。</translation>
+    </message>
+    <message>
+        <source>Every metric of the evaluation: the per-class table, confusion matrix, calibration and precision-recall curves.</source>
+        <translation>评估的全部指标：逐类别表格、混淆矩阵、校准曲线和精确率-召回率曲线。</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>运行：</translation>
+    </message>
+    <message>
+        <source>Checkpoint:</source>
+        <translation>检查点：</translation>
+    </message>
+    <message>
+        <source>Split:</source>
+        <translation>划分：</translation>
+    </message>
+    <message>
+        <source>Confusion Matrix</source>
+        <translation>混淆矩阵</translation>
+    </message>
+    <message>
+        <source>Per Class</source>
+        <translation>逐类别</translation>
+    </message>
+    <message>
+        <source>Calibration</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <source>Predict</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Save Matrix CSV…</source>
+        <translation>保存矩阵 CSV…</translation>
+    </message>
+    <message>
+        <source>The confusion matrix as shown (counts, or shares when normalised).</source>
+        <translation>按当前显示保存混淆矩阵（计数，或归一化后的比例）。</translation>
+    </message>
+    <message>
+        <source>Click a cell to list its images.</source>
+        <translation>点击单元格以列出其中的图像。</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation>预测结果</translation>
+    </message>
+    <message>
+        <source>Probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>Top classes</source>
+        <translation>最可能的类别</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Drop image files or folders anywhere on this page, or choose them with Predict Files…, to classify them with the selected run and checkpoint.</source>
+        <translation>将图像文件或文件夹拖放到本页任意位置，或通过“预测文件…”选择，即可用所选运行和检查点对其分类。</translation>
+    </message>
+    <message>
+        <source>Every evaluated image, the most confidently wrong first.</source>
+        <translation>所有被评估的图像，置信度最高的错误预测排在最前。</translation>
+    </message>
+    <message>
+        <source>Give the selected image another class in the catalog. The file is not touched; the change applies at the next conversion to shards.</source>
+        <translation>在目录中为所选图像指定另一个类别。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
+    </message>
+    <message>
+        <source>Leave the selected image out of the dataset. The file is not touched; the change applies at the next conversion to shards.</source>
+        <translation>将所选图像排除在数据集之外。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
+    </message>
+    <message>
+        <source>Open a project to evaluate its runs.</source>
+        <translation>请打开一个项目以评估其运行。</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <source>No runs yet: train one on the Train page, then evaluate it here.</source>
+        <translation>尚无运行：请先在训练页训练一个，然后在此评估。</translation>
+    </message>
+    <message>
+        <source>Cannot list the runs: %1</source>
+        <translation>无法列出运行：%1</translation>
+    </message>
+    <message>
+        <source>This run has no stored evaluation for this checkpoint and split: press Evaluate.</source>
+        <translation>此运行没有该检查点和划分的已保存评估结果：请点击“评估”。</translation>
+    </message>
+    <message>
+        <source>Cannot read the stored evaluations: %1</source>
+        <translation>无法读取已保存的评估结果：%1</translation>
+    </message>
+    <message>
+        <source>Evaluating %1 (%2 checkpoint, %3 split)…</source>
+        <translation>正在评估 %1（%2 检查点，%3 划分）…</translation>
+    </message>
+    <message>
+        <source>Evaluation failed</source>
+        <translation>评估失败</translation>
+    </message>
+    <message>
+        <source>The evaluation was cancelled.</source>
+        <translation>评估已取消。</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Cannot read the evaluation</source>
+        <translation>无法读取评估结果</translation>
+    </message>
+    <message>
+        <source>Grad-CAM is not available for transformer backbones.</source>
+        <translation>Grad-CAM 不适用于 Transformer 骨干网络。</translation>
+    </message>
+    <message>
+        <source>n/a</source>
+        <translation>无</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %2 checkpoint (step %3), %4 split%5: top-1 %6, top-5 %7 over %n image(s); evaluated %8.</source>
+        <translation>
+            <numerusform>%1，%2 检查点（第 %3 步），%4 划分%5：在 %n 张图像上 Top-1 %6，Top-5 %7；评估于 %8。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> with TTA</source>
+        <translation>（使用 TTA）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n record(s) could not be read and were left out.</source>
+        <translation>
+            <numerusform>%n 条记录无法读取，已被排除。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1
+True: %2, predicted: %3 (loss %4)</source>
+        <translation>%1
+真实：%2，预测：%3（损失 %4）</translation>
+    </message>
+    <message>
+        <source>The evaluation does not say where its images are.</source>
+        <translation>评估结果中没有记录图像的位置。</translation>
+    </message>
+    <message>
+        <source>%1: the image cannot be decoded (%2)</source>
+        <translation>%1：无法解码图像（%2）</translation>
+    </message>
+    <message>
+        <source>No heat map: %1</source>
+        <translation>无热力图：%1</translation>
+    </message>
+    <message>
+        <source>Relabel Image</source>
+        <translation>重新标注图像</translation>
+    </message>
+    <message>
+        <source>New class for %1:</source>
+        <translation>%1 的新类别：</translation>
+    </message>
+    <message>
+        <source>%1 is not in the catalog&apos;s dataset &quot;%2&quot; (was it removed by a re-import?)</source>
+        <translation>%1 不在目录的数据集“%2”中（是否已在重新导入时被移除？）</translation>
+    </message>
+    <message>
+        <source>No dataset of this project was imported from %1, the folder these shards were converted from: import it on the Data page to correct its images.</source>
+        <translation>此项目中没有从 %1（这些分片的转换来源文件夹）导入的数据集：请在数据页导入该文件夹以更正其图像。</translation>
+    </message>
+    <message>
+        <source>%1 is now excluded from dataset &quot;%2&quot;.</source>
+        <translation>%1 现已从数据集“%2”中排除。</translation>
+    </message>
+    <message>
+        <source>%1 is included in dataset &quot;%2&quot; again.</source>
+        <translation>%1 已重新纳入数据集“%2”。</translation>
+    </message>
+    <message>
+        <source>%1 is now labelled %2 in dataset &quot;%3&quot;.</source>
+        <translation>%1 在数据集“%3”中的标签现为 %2。</translation>
+    </message>
+    <message>
+        <source>The change applies at the next conversion to shards; this evaluation still shows the label the shards hold.</source>
+        <translation>更改将在下次转换为分片时生效；本次评估仍显示分片中保存的标签。</translation>
+    </message>
+    <message>
+        <source>Cannot change the catalog</source>
+        <translation>无法更改目录</translation>
+    </message>
+    <message>
+        <source>Predict Files</source>
+        <translation>预测文件</translation>
+    </message>
+    <message>
+        <source>Images (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</source>
+        <translation>图像 (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Select a run first: its checkpoint classifies the files.</source>
+        <translation>请先选择一个运行：将用它的检查点对文件分类。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Classifying %n file(s) or folder(s)…</source>
+        <translation>
+            <numerusform>正在分类 %n 个文件或文件夹…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) classified</source>
+        <translation>
+            <numerusform>已分类 %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n could not be read</source>
+        <translation>
+            <numerusform>%n 个无法读取</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot classify the files: %1</source>
+        <translation>无法对文件分类：%1</translation>
+    </message>
+    <message>
+        <source>Save Metrics JSON</source>
+        <translation>保存指标 JSON</translation>
+    </message>
+    <message>
+        <source>Save CSV</source>
+        <translation>保存 CSV</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Cannot save</source>
+        <translation>无法保存</translation>
+    </message>
+    <message>
+        <source>Save Results CSV</source>
+        <translation>保存结果 CSV</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::GradCamView</name>
+    <message>
+        <source>Heat map</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
+        <source>The class whose evidence the heat map shows.</source>
+        <translation>热力图所显示证据对应的类别。</translation>
+    </message>
+    <message>
+        <source>Heat map opacity</source>
+        <translation>热力图不透明度</translation>
+    </message>
+    <message>
+        <source>Explain:</source>
+        <translation>解释：</translation>
+    </message>
+    <message>
+        <source>Predicted class</source>
+        <translation>预测类别</translation>
+    </message>
+    <message>
+        <source>Select an image in the gallery to see it here with its heat map.</source>
+        <translation>在图库中选择一张图像，即可在此查看它及其热力图。</translation>
+    </message>
+    <message>
+        <source>No image selected.</source>
+        <translation>未选择图像。</translation>
+    </message>
+    <message>
+        <source>Computing the heat map…</source>
+        <translation>正在计算热力图…</translation>
+    </message>
+    <message>
+        <source>The heat map does not match the image&apos;s size.</source>
+        <translation>热力图与图像尺寸不匹配。</translation>
+    </message>
+    <message>
+        <source>Heat map for %1 (p = %2)</source>
+        <translation>%1 的热力图（p = %2）</translation>
+    </message>
+    <message>
+        <source>%1. %2: %3</source>
+        <translation>%1. %2：%3</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::ImageListModel</name>
     <message>
         <source>Rejected</source>
@@ -704,6 +1677,25 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::LrSchedulePreview</name>
+    <message>
+        <source>Optimizer step</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>%1 steps: %2 epochs of %3 steps (%4 training images, batch %5).</source>
+        <translation>共 %1 步：%2 个轮次，每轮 %3 步（%4 张训练图像，批大小 %5）。</translation>
+    </message>
+    <message>
+        <source>Choose the shards to see the steps per epoch; one step per epoch is drawn.</source>
+        <translation>选择分片后可查看每轮的步数；当前按每轮一步绘制。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::MainWindow</name>
     <message numerus="yes">
         <source>%n job(s) running</source>
@@ -724,32 +1716,16 @@
         <translation>模型</translation>
     </message>
     <message>
-        <source>Choose a pretrained backbone (ResNet, EfficientNet, MobileNetV3, ConvNeXt, ViT), load its weights, replace the head for your classes and decide which layers train.</source>
-        <translation>选择预训练骨干网络（ResNet、EfficientNet、MobileNetV3、ConvNeXt、ViT），加载其权重，为你的类别替换分类头，并决定哪些层参与训练。</translation>
-    </message>
-    <message>
         <source>Train</source>
         <translation>训练</translation>
-    </message>
-    <message>
-        <source>Set augmentation, optimiser, learning-rate schedule, mixed precision and devices, then train on background threads with live loss and accuracy curves, checkpoints and resume after a crash.</source>
-        <translation>设置数据增强、优化器、学习率调度、混合精度和设备，然后在后台线程中训练，实时显示损失和准确率曲线，保存检查点，崩溃后可恢复训练。</translation>
     </message>
     <message>
         <source>Runs</source>
         <translation>运行记录</translation>
     </message>
     <message>
-        <source>Compare runs side by side, read their curves and configurations, and manage their checkpoints.</source>
-        <translation>并排比较各次运行，查看其曲线和配置，并管理其检查点。</translation>
-    </message>
-    <message>
         <source>Evaluate</source>
         <translation>评估</translation>
-    </message>
-    <message>
-        <source>Per-class metrics, a confusion matrix you can click through to the misclassified images, calibration, Grad-CAM and predictions on new images.</source>
-        <translation>逐类别指标、可点击查看错分图像的混淆矩阵、校准、Grad-CAM 以及对新图像的预测。</translation>
     </message>
     <message>
         <source>Export</source>
@@ -887,6 +1863,259 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::ModelPage</name>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Import Weights File…</source>
+        <translation>导入权重文件…</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Freeze BatchNorm statistics</source>
+        <translation>冻结 BatchNorm 统计量</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Pretrained (model zoo)</source>
+        <translation>预训练（模型库）</translation>
+    </message>
+    <message>
+        <source>From a file</source>
+        <translation>来自文件</translation>
+    </message>
+    <message>
+        <source>From scratch (random initialisation)</source>
+        <translation>从头训练（随机初始化）</translation>
+    </message>
+    <message>
+        <source>torchvision&apos;s ImageNet weights, downloaded once into the cache and checked against their published SHA-256.</source>
+        <translation>torchvision 的 ImageNet 权重，只需下载一次到缓存中，并根据其公布的 SHA-256 进行校验。</translation>
+    </message>
+    <message>
+        <source>A safetensors file or a PyTorch state dict (.pth) with torchvision&apos;s parameter names, e.g. a checkpoint of an earlier run.</source>
+        <translation>使用 torchvision 参数名的 safetensors 文件或 PyTorch state dict（.pth），例如之前某次运行的检查点。</translation>
+    </message>
+    <message>
+        <source>No pretrained weights: needs much more data and training time.</source>
+        <translation>不使用预训练权重：需要多得多的数据和训练时间。</translation>
+    </message>
+    <message>
+        <source>The weights torchvision publishes for this backbone, with their ImageNet top-1.</source>
+        <translation>torchvision 为此骨干网络发布的权重，及其 ImageNet Top-1 准确率。</translation>
+    </message>
+    <message>
+        <source>Download the chosen weights into the cache (resumable, verified).</source>
+        <translation>将所选权重下载到缓存中（支持断点续传，并会校验）。</translation>
+    </message>
+    <message>
+        <source>Take a weights file downloaded elsewhere: it is verified against the catalog and copied into the cache.</source>
+        <translation>使用在别处下载的权重文件：会根据目录进行校验并复制到缓存中。</translation>
+    </message>
+    <message>
+        <source>Path to a .safetensors or .pth file</source>
+        <translation>.safetensors 或 .pth 文件的路径</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>backbone default</source>
+        <translation>骨干网络默认值</translation>
+    </message>
+    <message>
+        <source>Dropout before the final layer; the lowest value keeps the backbone&apos;s own.</source>
+        <translation>最后一层之前的 Dropout；最小值表示保留骨干网络自带的设置。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Units of an extra hidden layer (Linear, ReLU, Dropout) before the final layer; none keeps torchvision&apos;s head.</source>
+        <translation>最后一层之前额外隐藏层（Linear、ReLU、Dropout）的单元数；“无”表示保留 torchvision 的分类头。</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>分类头</translation>
+    </message>
+    <message>
+        <source>Classes:</source>
+        <translation>类别数：</translation>
+    </message>
+    <message>
+        <source>Dropout:</source>
+        <translation>Dropout：</translation>
+    </message>
+    <message>
+        <source>Hidden layer:</source>
+        <translation>隐藏层：</translation>
+    </message>
+    <message>
+        <source>Train everything</source>
+        <translation>训练全部层</translation>
+    </message>
+    <message>
+        <source>Train the head only</source>
+        <translation>仅训练分类头</translation>
+    </message>
+    <message>
+        <source>Freeze up to a stage</source>
+        <translation>冻结到指定阶段</translation>
+    </message>
+    <message>
+        <source>Which layers learn. With few images per class, training the head only (or the last stages) is fast and avoids overfitting.</source>
+        <translation>哪些层参与学习。每个类别的图像较少时，仅训练分类头（或最后几个阶段）速度快，且可避免过拟合。</translation>
+    </message>
+    <message>
+        <source>How many stages, counted from the input, stay frozen.</source>
+        <translation>从输入端起保持冻结的阶段数。</translation>
+    </message>
+    <message>
+        <source>Keep the running mean and variance of every BatchNorm layer as the pretrained weights have them (BatchNorm layers in frozen stages always keep them).</source>
+        <translation>保持每个 BatchNorm 层的运行均值和方差与预训练权重中的一致（冻结阶段中的 BatchNorm 层总是保持不变）。</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 轮</translation>
+    </message>
+    <message>
+        <source>Gradual unfreezing: every this many epochs one more frozen stage, from the head down, starts training.</source>
+        <translation>逐步解冻：每隔这么多轮次，从分类头往下再多一个冻结阶段开始训练。</translation>
+    </message>
+    <message>
+        <source>Freezing</source>
+        <translation>冻结</translation>
+    </message>
+    <message>
+        <source>Policy:</source>
+        <translation>策略：</translation>
+    </message>
+    <message>
+        <source>Frozen stages:</source>
+        <translation>冻结阶段数：</translation>
+    </message>
+    <message>
+        <source>Unfreeze one stage every:</source>
+        <translation>解冻一个阶段的间隔：</translation>
+    </message>
+    <message>
+        <source>The model-zoo catalog cannot be read: %1</source>
+        <translation>无法读取模型库目录：%1</translation>
+    </message>
+    <message>
+        <source>%1 (top-1 %2 %)</source>
+        <translation>%1（Top-1 %2 %）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2</translation>
+    </message>
+    <message>
+        <source>%1 parameters, %2 GFLOPs at %3 × %3; evaluation resizes to %4 and crops %3 (%5).</source>
+        <translation>%1 个参数，%3 × %3 下 %2 GFLOPs；评估时缩放到 %4 并裁剪为 %3（%5）。</translation>
+    </message>
+    <message>
+        <source>Default weights: ImageNet top-1 %1 %, top-5 %2 %, licence %3.</source>
+        <translation>默认权重：ImageNet Top-1 %1 %，Top-5 %2 %，许可证 %3。</translation>
+    </message>
+    <message>
+        <source>A transformer: Grad-CAM is not available for it.</source>
+        <translation>这是 Transformer 模型：不支持 Grad-CAM。</translation>
+    </message>
+    <message>
+        <source>The model-zoo catalog is not loaded.</source>
+        <translation>模型库目录未加载。</translation>
+    </message>
+    <message>
+        <source>The catalog has no weights for this backbone.</source>
+        <translation>目录中没有此骨干网络的权重。</translation>
+    </message>
+    <message>
+        <source>In the cache: %1</source>
+        <translation>已在缓存中：%1</translation>
+    </message>
+    <message>
+        <source>Not downloaded yet (%1).</source>
+        <translation>尚未下载（%1）。</translation>
+    </message>
+    <message>
+        <source>%1 parameters, %2 of them train (%3 %).</source>
+        <translation>%1 个参数，其中 %2 个参与训练（%3 %）。</translation>
+    </message>
+    <message>
+        <source>Cannot build this model: %1</source>
+        <translation>无法构建此模型：%1</translation>
+    </message>
+    <message>
+        <source>from the dataset (none converted yet; 1000 are assumed for the counts)</source>
+        <translation>取自数据集（尚未转换任何数据集；计数时假定为 1000 个）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n class(es), from %1</source>
+        <translation>
+            <numerusform>%n 个类别，来自 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The chosen dataset cannot be read: %1</source>
+        <translation>无法读取所选数据集：%1</translation>
+    </message>
+    <message>
+        <source>Choose a Weights File</source>
+        <translation>选择权重文件</translation>
+    </message>
+    <message>
+        <source>Weights (*.safetensors *.pth *.pt);;All files (*)</source>
+        <translation>权重 (*.safetensors *.pth *.pt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The download failed: %1</source>
+        <translation>下载失败：%1</translation>
+    </message>
+    <message>
+        <source>Download cancelled; it continues where it stopped when you download again.</source>
+        <translation>下载已取消；再次下载时将从中断处继续。</translation>
+    </message>
+    <message>
+        <source>Downloading %1… (progress in the Jobs panel)</source>
+        <translation>正在下载 %1…（进度见任务面板）</translation>
+    </message>
+    <message>
+        <source>Import a Weights File</source>
+        <translation>导入权重文件</translation>
+    </message>
+    <message>
+        <source>PyTorch weights (*.pth *.pt *.safetensors);;All files (*)</source>
+        <translation>PyTorch 权重 (*.pth *.pt *.safetensors);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Imported and verified: %1 %2</source>
+        <translation>已导入并校验：%1 %2</translation>
+    </message>
+    <message>
+        <source>Not imported: %1</source>
+        <translation>未导入：%1</translation>
+    </message>
+    <message>
+        <source>Verifying %1…</source>
+        <translation>正在校验 %1…</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::NearDuplicateGroupModel</name>
     <message numerus="yes">
         <source>%n image(s): %1</source>
@@ -950,6 +2179,43 @@
     </message>
 </context>
 <context>
+    <name>lathe::ui::PredictionGalleryModel</name>
+    <message numerus="yes">
+        <source>True %1, predicted %2: %n image(s), highest loss first.</source>
+        <translation>
+            <numerusform>真实 %1，预测 %2：%n 张图像，按损失从高到低排列。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n image(s), highest loss first.</source>
+        <translation>
+            <numerusform>全部 %n 张图像，按损失从高到低排列。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Click a cell of the confusion matrix, or show the highest-loss images.</source>
+        <translation>点击混淆矩阵的单元格，或显示损失最高的图像。</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 → %2 (%3)</source>
+        <translation>%1 → %2（%3）</translation>
+    </message>
+    <message>
+        <source>%1
+True: %2
+Predicted: %3 (%4)
+Loss: %5</source>
+        <translation>%1
+真实：%2
+预测：%3（%4）
+损失：%5</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::RejectedFilesModel</name>
     <message>
         <source>%1 bytes</source>
@@ -970,6 +2236,476 @@
     <message>
         <source>Size</source>
         <translation>大小</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::RunConfigForm</name>
+    <message>
+        <source>comma-separated</source>
+        <translation>以逗号分隔</translation>
+    </message>
+    <message>
+        <source>Precision &amp; devices</source>
+        <translation>精度与设备</translation>
+    </message>
+    <message>
+        <source>Optimisation</source>
+        <translation>优化</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Learning-rate schedule</source>
+        <translation>学习率调度</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Early stopping</source>
+        <translation>早停</translation>
+    </message>
+    <message>
+        <source>Weight averaging (EMA)</source>
+        <translation>权重平均（EMA）</translation>
+    </message>
+    <message>
+        <source>Feature cache</source>
+        <translation>特征缓存</translation>
+    </message>
+    <message>
+        <source>Several machines</source>
+        <translation>多机训练</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Precision:</source>
+        <translation>精度：</translation>
+    </message>
+    <message>
+        <source>Devices:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>随机种子：</translation>
+    </message>
+    <message>
+        <source>Pipeline threads:</source>
+        <translation>流水线线程数：</translation>
+    </message>
+    <message>
+        <source>Image cache (MB):</source>
+        <translation>图像缓存（MB）：</translation>
+    </message>
+    <message>
+        <source>Channels-last memory:</source>
+        <translation>Channels-last 内存布局：</translation>
+    </message>
+    <message>
+        <source>Class balance:</source>
+        <translation>类别平衡：</translation>
+    </message>
+    <message>
+        <source>Training split:</source>
+        <translation>训练划分：</translation>
+    </message>
+    <message>
+        <source>Validation split:</source>
+        <translation>验证划分：</translation>
+    </message>
+    <message>
+        <source>Optimiser:</source>
+        <translation>优化器：</translation>
+    </message>
+    <message>
+        <source>Learning rate:</source>
+        <translation>学习率：</translation>
+    </message>
+    <message>
+        <source>Batch size:</source>
+        <translation>批大小：</translation>
+    </message>
+    <message>
+        <source>Epochs:</source>
+        <translation>轮次：</translation>
+    </message>
+    <message>
+        <source>Momentum:</source>
+        <translation>动量：</translation>
+    </message>
+    <message>
+        <source>Nesterov:</source>
+        <translation>Nesterov：</translation>
+    </message>
+    <message>
+        <source>Weight decay:</source>
+        <translation>权重衰减：</translation>
+    </message>
+    <message>
+        <source>No decay for norms and biases:</source>
+        <translation>归一化层和偏置不衰减：</translation>
+    </message>
+    <message>
+        <source>Betas (AdamW):</source>
+        <translation>Betas（AdamW）：</translation>
+    </message>
+    <message>
+        <source>Epsilon:</source>
+        <translation>Epsilon：</translation>
+    </message>
+    <message>
+        <source>Alpha (RMSprop):</source>
+        <translation>Alpha（RMSprop）：</translation>
+    </message>
+    <message>
+        <source>Clip gradient norm:</source>
+        <translation>梯度范数裁剪：</translation>
+    </message>
+    <message>
+        <source>Accumulate batches:</source>
+        <translation>梯度累积批次数：</translation>
+    </message>
+    <message>
+        <source>Loss:</source>
+        <translation>损失：</translation>
+    </message>
+    <message>
+        <source>Label smoothing:</source>
+        <translation>标签平滑：</translation>
+    </message>
+    <message>
+        <source>Focal gamma:</source>
+        <translation>Focal gamma：</translation>
+    </message>
+    <message>
+        <source>Schedule:</source>
+        <translation>调度：</translation>
+    </message>
+    <message>
+        <source>Warm-up epochs:</source>
+        <translation>预热轮次：</translation>
+    </message>
+    <message>
+        <source>Warm-up start factor:</source>
+        <translation>预热起始系数：</translation>
+    </message>
+    <message>
+        <source>Step size (epochs):</source>
+        <translation>步长（轮次）：</translation>
+    </message>
+    <message>
+        <source>Milestones (epochs):</source>
+        <translation>里程碑（轮次）：</translation>
+    </message>
+    <message>
+        <source>Gamma:</source>
+        <translation>Gamma：</translation>
+    </message>
+    <message>
+        <source>Minimum learning rate:</source>
+        <translation>最小学习率：</translation>
+    </message>
+    <message>
+        <source>Restart period (epochs):</source>
+        <translation>重启周期（轮次）：</translation>
+    </message>
+    <message>
+        <source>Period multiplier:</source>
+        <translation>周期倍数：</translation>
+    </message>
+    <message>
+        <source>Maximum learning rate:</source>
+        <translation>最大学习率：</translation>
+    </message>
+    <message>
+        <source>Rising share (one-cycle):</source>
+        <translation>上升阶段占比（one-cycle）：</translation>
+    </message>
+    <message>
+        <source>Initial divisor:</source>
+        <translation>初始除数：</translation>
+    </message>
+    <message>
+        <source>Final divisor:</source>
+        <translation>最终除数：</translation>
+    </message>
+    <message>
+        <source>Plateau metric:</source>
+        <translation>Plateau 指标：</translation>
+    </message>
+    <message>
+        <source>Plateau factor:</source>
+        <translation>Plateau 系数：</translation>
+    </message>
+    <message>
+        <source>Plateau patience:</source>
+        <translation>Plateau 耐心值：</translation>
+    </message>
+    <message>
+        <source>Plateau threshold:</source>
+        <translation>Plateau 阈值：</translation>
+    </message>
+    <message>
+        <source>Every steps:</source>
+        <translation>每隔步数：</translation>
+    </message>
+    <message>
+        <source>Every epochs:</source>
+        <translation>每隔轮次：</translation>
+    </message>
+    <message>
+        <source>Keep last:</source>
+        <translation>保留最近：</translation>
+    </message>
+    <message>
+        <source>Best by:</source>
+        <translation>最佳判定指标：</translation>
+    </message>
+    <message>
+        <source>Stop early:</source>
+        <translation>启用早停：</translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation>指标：</translation>
+    </message>
+    <message>
+        <source>Patience (epochs):</source>
+        <translation>耐心值（轮次）：</translation>
+    </message>
+    <message>
+        <source>Minimum change:</source>
+        <translation>最小变化量：</translation>
+    </message>
+    <message>
+        <source>Average weights:</source>
+        <translation>权重平均：</translation>
+    </message>
+    <message>
+        <source>Decay:</source>
+        <translation>衰减：</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>模式：</translation>
+    </message>
+    <message>
+        <source>Augmented views:</source>
+        <translation>增强视图数：</translation>
+    </message>
+    <message>
+        <source>Machines:</source>
+        <translation>机器数：</translation>
+    </message>
+    <message>
+        <source>This machine&apos;s rank:</source>
+        <translation>本机序号（rank）：</translation>
+    </message>
+    <message>
+        <source>Master (host:port):</source>
+        <translation>主节点（host:port）：</translation>
+    </message>
+    <message>
+        <source>Synchronise BatchNorm:</source>
+        <translation>同步 BatchNorm：</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::RunOverlayPlot</name>
+    <message>
+        <source>Validation top-1</source>
+        <translation>验证 Top-1</translation>
+    </message>
+    <message>
+        <source>Validation loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>Training top-1</source>
+        <translation>训练 Top-1</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation>指标：</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::RunTableModel</name>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>已失败</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Backbone</source>
+        <translation>骨干网络</translation>
+    </message>
+    <message>
+        <source>Best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::RunsPage</name>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Open Folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续训练</translation>
+    </message>
+    <message>
+        <source>Clone Config</source>
+        <translation>克隆配置</translation>
+    </message>
+    <message>
+        <source>Move to Trash</source>
+        <translation>移到回收站</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Continue a stopped or interrupted run from its last checkpoint, on the Train page.</source>
+        <translation>在训练页从最新检查点继续已停止或已中断的运行。</translation>
+    </message>
+    <message>
+        <source>Put this run&apos;s settings into the Train page&apos;s forms for a new run.</source>
+        <translation>将此运行的设置填入训练页的表单，用于新的运行。</translation>
+    </message>
+    <message>
+        <source>Move the run folder to the trash (after asking).</source>
+        <translation>将运行文件夹移到回收站（会先询问）。</translation>
+    </message>
+    <message>
+        <source>Select two runs to see where their configurations differ.</source>
+        <translation>选择两个运行以查看其配置的差异。</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Config Diff</source>
+        <translation>配置差异</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Open a project to see its runs.</source>
+        <translation>请打开一个项目以查看其运行。</translation>
+    </message>
+    <message>
+        <source>No runs yet: start one on the Train page, or with lathe-cli train --out %1/NAME.</source>
+        <translation>尚无运行：请在训练页启动一个，或使用 lathe-cli train --out %1/NAME。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n run(s) in %1.</source>
+        <translation>
+            <numerusform>%1 中有 %n 个运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot read the selected runs: %1</source>
+        <translation>无法读取所选运行：%1</translation>
+    </message>
+    <message>
+        <source>(absent)</source>
+        <translation>（缺失）</translation>
+    </message>
+    <message>
+        <source>The two configurations are the same.</source>
+        <translation>两个配置相同。</translation>
+    </message>
+    <message>
+        <source>Move Run to Trash</source>
+        <translation>将运行移到回收站</translation>
+    </message>
+    <message>
+        <source>Move the run folder %1 to the trash?</source>
+        <translation>将运行文件夹 %1 移到回收站吗？</translation>
+    </message>
+    <message>
+        <source>%1 could not be moved to the trash.</source>
+        <translation>无法将 %1 移到回收站。</translation>
     </message>
 </context>
 <context>
@@ -1039,6 +2775,37 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::StageTableModel</name>
+    <message>
+        <source>frozen</source>
+        <translation>已冻结</translation>
+    </message>
+    <message>
+        <source>trains</source>
+        <translation>全部训练</translation>
+    </message>
+    <message>
+        <source>Double-click to set this stage&apos;s learning rate as a multiple of the run&apos;s.</source>
+        <translation>双击可将此阶段的学习率设为运行学习率的倍数。</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Trains</source>
+        <translation>可训练参数</translation>
+    </message>
+    <message>
+        <source>LR multiplier</source>
+        <translation>学习率倍数</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::ThumbnailDelegate</name>
     <message>
         <source>Cannot decode</source>
@@ -1058,6 +2825,248 @@ Index: %2</source>
     <message>
         <source>too large to preview (%1 × %2 pixels)</source>
         <translation>过大，无法预览（%1 × %2 像素）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TrainPage</name>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Check the settings, then train the model chosen on the Model page in a new run folder.</source>
+        <translation>检查设置，然后在新的运行文件夹中训练在模型页选择的模型。</translation>
+    </message>
+    <message>
+        <source>Pause between two optimizer steps; press again to continue.</source>
+        <translation>在两个优化器步之间暂停；再次点击以继续。</translation>
+    </message>
+    <message>
+        <source>Stop after the current step. A checkpoint is written first, so the run can be resumed from the Runs page.</source>
+        <translation>在当前步完成后停止。会先写入检查点，因此可以在运行记录页恢复该运行。</translation>
+    </message>
+    <message>
+        <source>A dataset converted to shards on the Data page.</source>
+        <translation>在数据页转换为分片的数据集。</translation>
+    </message>
+    <message>
+        <source>backbone default</source>
+        <translation>骨干网络默认值</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>Side of the square images the model is trained on; the lowest value uses the backbone&apos;s default (224 for most).</source>
+        <translation>模型训练所用正方形图像的边长；最小值表示使用骨干网络的默认值（大多数为 224）。</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Shards:</source>
+        <translation>分片：</translation>
+    </message>
+    <message>
+        <source>Image size:</source>
+        <translation>图像尺寸：</translation>
+    </message>
+    <message>
+        <source>Augmentation</source>
+        <translation>数据增强</translation>
+    </message>
+    <message>
+        <source>Learning rate over the run</source>
+        <translation>整个运行中的学习率</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Stopping after the current step…</source>
+        <translation>将在当前步完成后停止…</translation>
+    </message>
+    <message>
+        <source>Open a project first.</source>
+        <translation>请先打开一个项目。</translation>
+    </message>
+    <message>
+        <source>A run is already going on.</source>
+        <translation>已有运行正在进行。</translation>
+    </message>
+    <message>
+        <source>Convert a dataset to shards on the Data page first.</source>
+        <translation>请先在数据页将数据集转换为分片。</translation>
+    </message>
+    <message>
+        <source>%1 holds no dataset.json: convert the dataset again.</source>
+        <translation>%1 中没有 dataset.json：请重新转换数据集。</translation>
+    </message>
+    <message>
+        <source>The weights file %1 is not there: download it on the Model page, or choose another source.</source>
+        <translation>权重文件 %1 不存在：请在模型页下载，或选择其他来源。</translation>
+    </message>
+    <message>
+        <source>Cannot start: %1</source>
+        <translation>无法开始：%1</translation>
+    </message>
+    <message>
+        <source>Resuming %1…</source>
+        <translation>正在恢复 %1…</translation>
+    </message>
+    <message>
+        <source>Starting %1…</source>
+        <translation>正在启动 %1…</translation>
+    </message>
+    <message>
+        <source>, about %1 left</source>
+        <translation>，预计剩余 %1</translation>
+    </message>
+    <message>
+        <source>Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6</source>
+        <translation>第 %1 轮，第 %2 步 — 损失 %3，%4 张图像/秒，输入等待 %5 %%6</translation>
+    </message>
+    <message>
+        <source>Epoch %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>train loss %1</source>
+        <translation>训练损失 %1</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>验证损失 %1</translation>
+    </message>
+    <message>
+        <source>train top-1 %1 %</source>
+        <translation>训练 Top-1 %1 %</translation>
+    </message>
+    <message>
+        <source>validation top-1 %1 %</source>
+        <translation>验证 Top-1 %1 %</translation>
+    </message>
+    <message>
+        <source>top-5 %1 %</source>
+        <translation>Top-5 %1 %</translation>
+    </message>
+    <message>
+        <source>Finished: %1</source>
+        <translation>已完成：%1</translation>
+    </message>
+    <message>
+        <source>Stopped; a checkpoint was written, resume it from the Runs page: %1</source>
+        <translation>已停止；已写入检查点，可在运行记录页恢复：%1</translation>
+    </message>
+    <message>
+        <source>The run failed: %1</source>
+        <translation>运行失败：%1</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TrainingCurves</name>
+    <message>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <source>Follow latest</source>
+        <translation>跟随最新</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Accuracy (top-1)</source>
+        <translation>准确率（Top-1）</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>step (smoothed)</source>
+        <translation>步（平滑）</translation>
+    </message>
+    <message>
+        <source>train (epoch)</source>
+        <translation>训练（轮次）</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>train</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <source>input wait %</source>
+        <translation>输入等待 %</translation>
+    </message>
+    <message>
+        <source>Logarithmic loss axis.</source>
+        <translation>损失轴使用对数坐标。</translation>
+    </message>
+    <message>
+        <source>Keep the newest steps in view; dragging or zooming a plot turns it off.</source>
+        <translation>使最新的步数保持在视图中；拖动或缩放图表会关闭此功能。</translation>
+    </message>
+    <message>
+        <source>Smoothing of the step loss (exponential moving average).</source>
+        <translation>每步损失的平滑程度（指数移动平均）。</translation>
+    </message>
+    <message>
+        <source>Smoothing:</source>
+        <translation>平滑：</translation>
+    </message>
+    <message>
+        <source>%1 at step %2: %3</source>
+        <translation>第 %2 步的%1：%3</translation>
     </message>
 </context>
 <context>
@@ -1184,6 +3193,61 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::workspace::EvaluateJob</name>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: database error (%2)</source>
+        <translation>%1：数据库错误（%2）</translation>
+    </message>
+    <message>
+        <source>Evaluate %1</source>
+        <translation>评估 %1</translation>
+    </message>
+    <message>
+        <source>No run was given to evaluate</source>
+        <translation>未指定要评估的运行</translation>
+    </message>
+    <message>
+        <source>Evaluating</source>
+        <translation>正在评估</translation>
+    </message>
+    <message>
+        <source>Storing the predictions</source>
+        <translation>正在保存预测结果</translation>
+    </message>
+    <message>
+        <source>%1: cannot start a transaction (%2)</source>
+        <translation>%1：无法开始事务（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot store the evaluation (%2)</source>
+        <translation>%1：无法保存评估结果（%2）</translation>
+    </message>
+    <message>
+        <source>%1: there is no stored evaluation %2</source>
+        <translation>%1：没有已保存的评估 %2</translation>
+    </message>
+    <message>
+        <source>%1: the metrics of evaluation %2 are not a JSON object</source>
+        <translation>%1：评估 %2 的指标不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>%1: evaluation %2 has a malformed class list (%3)</source>
+        <translation>%1：评估 %2 的类别列表格式错误（%3）</translation>
+    </message>
+    <message>
+        <source>%1: prediction %2 of evaluation %3 is malformed (%4)</source>
+        <translation>%1：评估 %3 的预测 %2 格式错误（%4）</translation>
+    </message>
+    <message>
+        <source>%1: prediction %2 of evaluation %3 has %4 classes but %5 probabilities</source>
+        <translation>%1：评估 %3 的预测 %2 有 %4 个类别，但有 %5 个概率值</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::ImportJob</name>
     <message>
         <source>Import images</source>
@@ -1296,6 +3360,147 @@ Index: %2</source>
     <message>
         <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
         <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::TrainJob</name>
+    <message>
+        <source>Training %1</source>
+        <translation>训练 %1</translation>
+    </message>
+    <message>
+        <source>Epoch %1 of %2</source>
+        <translation>第 %1 / %2 轮</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::WeightsDownloadJob</name>
+    <message>
+        <source>%1 %2: &quot;%3&quot; is not a plain file name</source>
+        <translation>%1 %2：“%3”不是普通的文件名</translation>
+    </message>
+    <message>
+        <source>%1: the catalog&apos;s SHA-256 prefix &quot;%2&quot; is not lower-case hex</source>
+        <translation>%1：目录中的 SHA-256 前缀“%2”不是小写十六进制</translation>
+    </message>
+    <message>
+        <source>%1: read error (%2)</source>
+        <translation>%1：读取错误（%2）</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (disk full?)</source>
+        <translation>%1：无法写入（磁盘已满？）</translation>
+    </message>
+    <message>
+        <source>%1: cannot move into place (%2)</source>
+        <translation>%1：无法移动到目标位置（%2）</translation>
+    </message>
+    <message>
+        <source>%1 is already being downloaded</source>
+        <translation>%1 已在下载中</translation>
+    </message>
+    <message>
+        <source>Download %1 weights</source>
+        <translation>下载 %1 权重</translation>
+    </message>
+    <message>
+        <source>%1: not an http(s) address</source>
+        <translation>%1：不是 http(s) 地址</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the weights cache folder</source>
+        <translation>%1：无法创建权重缓存文件夹</translation>
+    </message>
+    <message>
+        <source>Checking %1</source>
+        <translation>正在检查 %1</translation>
+    </message>
+    <message>
+        <source>%1 is already in the cache</source>
+        <translation>%1 已在缓存中</translation>
+    </message>
+    <message>
+        <source>%1: does not match the catalog and cannot be replaced</source>
+        <translation>%1：与目录不符，且无法替换</translation>
+    </message>
+    <message>
+        <source>Could not download %1: the server does not send it from the start</source>
+        <translation>无法下载 %1：服务器未从头发送该文件</translation>
+    </message>
+    <message>
+        <source>%1: cannot open (%2)</source>
+        <translation>%1：无法打开（%2）</translation>
+    </message>
+    <message>
+        <source>Checking the partial download of %1</source>
+        <translation>正在检查 %1 的部分下载</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2)</source>
+        <translation>%1：无法写入（%2）</translation>
+    </message>
+    <message>
+        <source>Could not download %1: HTTP %2 %3</source>
+        <translation>无法下载 %1：HTTP %2 %3</translation>
+    </message>
+    <message>
+        <source>Downloading %1: %2 of %3 MiB</source>
+        <translation>正在下载 %1：%2 / %3 MiB</translation>
+    </message>
+    <message>
+        <source>Downloading %1: %2 MiB</source>
+        <translation>正在下载 %1：%2 MiB</translation>
+    </message>
+    <message>
+        <source>the connection ended after %1 of %2 bytes</source>
+        <translation>连接在接收 %2 字节中的 %1 字节后中断</translation>
+    </message>
+    <message>
+        <source>Could not download %1: %2. The %3 bytes received are kept in %4; downloading again continues from there.</source>
+        <translation>无法下载 %1：%2。已接收的 %3 字节保存在 %4 中；再次下载时将从该处继续。</translation>
+    </message>
+    <message>
+        <source>%1: checksum mismatch: the SHA-256 of the file from %2 starts with %3, the catalog expects %4. The download was deleted.</source>
+        <translation>%1：校验和不匹配：来自 %2 的文件的 SHA-256 以 %3 开头，而目录期望的是 %4。已删除下载的文件。</translation>
+    </message>
+    <message>
+        <source>Downloaded %1</source>
+        <translation>已下载 %1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::WeightsImportJob</name>
+    <message>
+        <source>%1: cannot read (%2)</source>
+        <translation>%1：无法读取（%2）</translation>
+    </message>
+    <message>
+        <source>it is a folder</source>
+        <translation>这是一个文件夹</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the weights cache folder</source>
+        <translation>%1：无法创建权重缓存文件夹</translation>
+    </message>
+    <message>
+        <source>%1: cannot write (%2)</source>
+        <translation>%1：无法写入（%2）</translation>
+    </message>
+    <message>
+        <source>Checking %1</source>
+        <translation>正在检查 %1</translation>
+    </message>
+    <message>
+        <source>%1: read error (%2)</source>
+        <translation>%1：读取错误（%2）</translation>
+    </message>
+    <message>
+        <source>%1: matches no catalog entry (its SHA-256 is %2), so it was not imported; only the weight files the model zoo lists can be imported</source>
+        <translation>%1：与目录中的任何条目都不匹配（其 SHA-256 为 %2），因此未导入；只能导入模型库中列出的权重文件</translation>
+    </message>
+    <message>
+        <source>Import weights</source>
+        <translation>导入权重</translation>
     </message>
 </context>
 </TS>

@@ -3,10 +3,14 @@
 #include "about_dialog.h"
 #include "data_page.h"
 #include "demo_project_job.h"
+#include "evaluate_page.h"
 #include "job_manager.h"
 #include "jobs_panel.h"
 #include "new_project_dialog.h"
+#include "model_page.h"
 #include "placeholder_page.h"
+#include "runs_page.h"
+#include "train_page.h"
 #include "project.h"
 #include "settings.h"
 #include "theme.h"
@@ -85,16 +89,34 @@ void MainWindow::buildPages()
     m_dataPage = new ui::DataPage(m_jobs, m_pages);
     m_pageList->addItem(tr("Data"));
     m_pages->addWidget(m_dataPage);
+    m_modelPage = new ui::ModelPage(m_jobs, m_pages);
+    m_modelPage->setWeightsCacheDir(m_settings->weightsCacheDir());
+    m_pageList->addItem(tr("Model"));
+    m_pages->addWidget(m_modelPage);
+    m_trainPage = new ui::TrainPage(m_jobs, m_pages);
+    m_trainPage->setModelSpecProvider([this] { return m_modelPage->spec(); });
+    m_pageList->addItem(tr("Train"));
+    m_pages->addWidget(m_trainPage);
+    m_runsPage = new ui::RunsPage(m_pages);
+    m_pageList->addItem(tr("Runs"));
+    m_pages->addWidget(m_runsPage);
+    m_evaluatePage = new ui::EvaluatePage(m_jobs, m_pages);
+    m_pageList->addItem(tr("Evaluate"));
+    m_pages->addWidget(m_evaluatePage);
+    connect(m_dataPage, &ui::DataPage::convertFinished, m_trainPage, &ui::TrainPage::refreshDatasets);
+    connect(m_trainPage, &ui::TrainPage::datasetChanged, m_modelPage, &ui::ModelPage::refreshClasses);
+    connect(m_trainPage, &ui::TrainPage::runStarted, m_runsPage, &ui::RunsPage::refresh);
+    connect(m_trainPage, &ui::TrainPage::runEnded, m_runsPage, &ui::RunsPage::refresh);
+    connect(m_trainPage, &ui::TrainPage::runEnded, m_evaluatePage, &ui::EvaluatePage::refreshRuns);
+    connect(m_runsPage, &ui::RunsPage::resumeRequested, this, [this](const QString &runDir) {
+        if (m_trainPage->resumeRun(runDir))
+            showPage(TrainPage);
+    });
+    connect(m_runsPage, &ui::RunsPage::cloneRequested, this, [this](const nlohmann::json &config) {
+        m_trainPage->applyConfig(config);
+        showPage(TrainPage);
+    });
     const QList<QPair<QString, QString>> pages = {
-        {tr("Model"), tr("Choose a pretrained backbone (ResNet, EfficientNet, MobileNetV3, ConvNeXt, ViT), "
-                         "load its weights, replace the head for your classes and decide which layers train.")},
-        {tr("Train"), tr("Set augmentation, optimiser, learning-rate schedule, mixed precision and devices, "
-                         "then train on background threads with live loss and accuracy curves, checkpoints and "
-                         "resume after a crash.")},
-        {tr("Runs"), tr("Compare runs side by side, read their curves and configurations, and manage their "
-                        "checkpoints.")},
-        {tr("Evaluate"), tr("Per-class metrics, a confusion matrix you can click through to the misclassified "
-                            "images, calibration, Grad-CAM and predictions on new images.")},
         {tr("Export"), tr("One-click export to ONNX (FP32, FP16, INT8), TorchScript and safetensors, each "
                           "verified in an independent runtime.")},
     };
@@ -193,7 +215,7 @@ bool MainWindow::openProject(const QString &folder)
         showError(tr("Cannot open the project"), e.message());
         return false;
     }
-    m_dataPage->setProject(nullptr); // before the previous project goes
+    setPagesProject(nullptr); // before the previous project goes
     m_project = std::move(project);
     m_settings->addRecentProject(m_project->folder());
     m_settings->setLastProjectFolder(QFileInfo(m_project->folder()).absolutePath());
@@ -221,7 +243,7 @@ void MainWindow::closeProject()
 {
     if (!m_project)
         return;
-    m_dataPage->setProject(nullptr);
+    setPagesProject(nullptr);
     m_project.reset();
     m_central->setCurrentWidget(m_welcome);
     refreshProject();
@@ -258,9 +280,18 @@ QWidget *MainWindow::pageWidget(Page page) const
     return m_pages->widget(page);
 }
 
+void MainWindow::setPagesProject(Project *project)
+{
+    m_dataPage->setProject(project);
+    m_modelPage->setProject(project);
+    m_trainPage->setProject(project);
+    m_runsPage->setProject(project);
+    m_evaluatePage->setProject(project);
+}
+
 void MainWindow::refreshProject()
 {
-    m_dataPage->setProject(m_project.get());
+    setPagesProject(m_project.get());
     m_projectLabel->setText(m_project ? m_project->name() : QString());
     m_closeProjectAction->setEnabled(m_project != nullptr);
 }
@@ -339,7 +370,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     m_settings->setWindowGeometry(saveGeometry());
     m_settings->setWindowState(saveState());
     m_settings->sync();
-    m_dataPage->setProject(nullptr);
+    setPagesProject(nullptr);
     m_project.reset();
     event->accept();
 }

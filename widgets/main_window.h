@@ -20,6 +20,10 @@ class Settings;
 namespace lathe::ui {
 
 class DataPage;
+class EvaluatePage;
+class ModelPage;
+class RunsPage;
+class TrainPage;
 class JobsPanel;
 class WelcomePage;
 
@@ -47,11 +51,15 @@ public:
 
     void showPage(Page page);
     Page currentPage() const;
-    // The widget shown for a page: the DataPage for DataPage, a PlaceholderPage for each
+    // The widget shown for a page: DataPage, TrainPage, ..., or a PlaceholderPage for each
     // page whose feature has not landed yet.
     QWidget *pageWidget(Page page) const;
     // Qualified: inside MainWindow, DataPage names the Page value.
     ui::DataPage *dataPage() const { return m_dataPage; }
+    ui::ModelPage *modelPage() const { return m_modelPage; }
+    ui::TrainPage *trainPage() const { return m_trainPage; }
+    ui::RunsPage *runsPage() const { return m_runsPage; }
+    ui::EvaluatePage *evaluatePage() const { return m_evaluatePage; }
     workspace::JobManager *jobManager() const { return m_jobs; }
 
 Q_SIGNALS:
@@ -69,6 +77,7 @@ private:
     void buildJobsDock();
     void refreshRecentMenu();
     void refreshProject();
+    void setPagesProject(workspace::Project *project);
     void updateTitle();
     void showError(const QString &title, const QString &message);
     void askNewProject();
@@ -86,6 +95,10 @@ private:
     QListWidget *m_pageList = nullptr;
     QStackedWidget *m_pages = nullptr;
     ui::DataPage *m_dataPage = nullptr;
+    ui::ModelPage *m_modelPage = nullptr;
+    ui::TrainPage *m_trainPage = nullptr;
+    ui::RunsPage *m_runsPage = nullptr;
+    ui::EvaluatePage *m_evaluatePage = nullptr;
     QDockWidget *m_jobsDock = nullptr;
     JobsPanel *m_jobsPanel = nullptr;
     QMenu *m_recentMenu = nullptr;

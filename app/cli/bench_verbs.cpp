@@ -1,6 +1,7 @@
 #include "bench_verbs.h"
 
 #include "folder_scan.h"
+#include "pipeline_bench.h"
 #include "scan_verbs.h"
 #include "shard_converter.h"
 #include "tfrecord_reader.h"
@@ -126,6 +127,36 @@ void addBenchConvert(CLI::App *bench)
     });
 }
 
+// The input pipeline's throughput over converted shards (the peer, torchvision's DataLoader
+// on the same images, runs from tests/bench/bench_pipeline.sh).
+void addBenchPipeline(CLI::App *bench)
+{
+    auto options = std::make_shared<engine::PipelineBenchOptions>();
+    auto cacheMb = std::make_shared<double>(0);
+    CLI::App *cmd = bench->add_subcommand("pipeline", "Input pipeline throughput (decode, augment, batch) over "
+                                                      "converted shards");
+    cmd->add_option("--data", options->datasetDir, "Converted dataset folder (with dataset.json)")->required();
+    cmd->add_option("--split", options->split, "Split to read")->capture_default_str();
+    cmd->add_option("--image-size", options->imageSize, "Output side in pixels")->capture_default_str()->check(
+        CLI::Range(8, 4096));
+    cmd->add_option("--batch", options->batchSize, "Batch size")->capture_default_str()->check(CLI::Range(1, 65536));
+    cmd->add_option("--threads", options->threads, "Worker threads (0: all cores)")->capture_default_str()->check(
+        CLI::Range(0, 1024));
+    cmd->add_option("--seconds", options->seconds, "How long to run")->capture_default_str()->check(
+        CLI::Range(0.1, 86400.0));
+    cmd->add_option("--augment", options->augment,
+                    "standard (random resized crop + flip + normalize), none (resize + center crop), or "
+                    "decode-only (full-size JPEG decode on one thread: the per-core ceiling)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"standard", "none", "decode-only"}));
+    cmd->add_option("--cache-mb", *cacheMb, "In-RAM cache of decoded images, MiB (0: off)")->capture_default_str()->check(
+        CLI::Range(0.0, 1e7));
+    cmd->callback([options, cacheMb] {
+        options->cacheBytes = static_cast<std::size_t>(*cacheMb * 1024 * 1024);
+        std::cout << engine::benchPipeline(*options).dump() << '\n';
+    });
+}
+
 } // namespace
 
 void addBenchVerbs(CLI::App &app)
@@ -134,6 +165,7 @@ void addBenchVerbs(CLI::App &app)
     bench->require_subcommand(1);
     addBenchScan(bench);
     addBenchConvert(bench);
+    addBenchPipeline(bench);
 }
 
 } // namespace lathe::cli

@@ -1,10 +1,15 @@
 #include "engine_verbs.h"
 
 #include "demo_data.h"
+#include "eval_verbs.h"
+#include "export_verbs.h"
 #include "runtime_info.h"
 #include "bench_verbs.h"
+#include "config_verbs.h"
+#include "model_verbs.h"
 #include "scan_verbs.h"
 #include "shard_verbs.h"
+#include "train_verbs.h"
 
 #include <CLI/CLI.hpp>
 
@@ -76,7 +81,12 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addDemoData(app, context);
     addScanVerb(app, context);
     addShardVerbs(app, context);
+    addModelVerbs(app, context);
+    addExportVerbs(app, context);
+    addConfigVerbs(app, context);
     addBenchVerbs(app);
+    addTrainVerbs(app, context);
+    addEvalVerbs(app, context); // after addExportVerbs: joins its predict verb
 }
 
 } // namespace lathe::cli

@@ -145,8 +145,11 @@ cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader
     cv::Mat out(h, w, header.cmyk ? CV_8UC4 : CV_8UC1);
     if (tjDecompress2(handle.get(), bytes.data(), static_cast<unsigned long>(bytes.size()), out.data, w, 0, h, format,
                       TJFLAG_STOPONWARNING)
-        != 0)
-        throw EngineError(std::string("corrupt or truncated JPEG data (") + tjGetErrorStr2(handle.get()) + ")");
+        != 0) {
+        const std::string reason = tjGetErrorStr2(handle.get());
+        handle.reset(tjInitDecompress()); // libjpeg-turbo 2.1 leaves a handle unusable after an error
+        throw EngineError("corrupt or truncated JPEG data (" + reason + ")");
+    }
     if (!header.cmyk)
         return out;
     cv::Mat gray(h, w, CV_8UC1); // Adobe CMYK JPEGs store inverted ink: value = 255 - ink

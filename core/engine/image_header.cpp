@@ -135,10 +135,15 @@ ImageHeader jpegHeader(const std::uint8_t *data, std::size_t size)
     thread_local std::unique_ptr<void, TjDeleter> handle(tjInitDecompress());
     int width = 0, height = 0, subsamp = 0, colorspace = 0;
     if (tjDecompressHeader3(handle.get(), data, static_cast<unsigned long>(size), &width, &height, &subsamp,
-                            &colorspace) != 0)
-        throw EngineError(std::string("corrupt or truncated JPEG header (") + tjGetErrorStr2(handle.get()) + ")");
-    if (width <= 0 || height <= 0) // libjpeg ran out of data before the frame header
+                            &colorspace) != 0) {
+        const std::string reason = tjGetErrorStr2(handle.get());
+        handle.reset(tjInitDecompress()); // libjpeg-turbo 2.1 leaves a handle unusable after an error
+        throw EngineError("corrupt or truncated JPEG header (" + reason + ")");
+    }
+    if (width <= 0 || height <= 0) { // libjpeg ran out of data before the frame header
+        handle.reset(tjInitDecompress());
         throw EngineError("truncated JPEG header (no frame header)");
+    }
     ImageHeader h;
     h.format = ImageFormat::Jpeg;
     h.width = width;

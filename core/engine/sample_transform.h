@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <random>
 
 namespace at {
@@ -53,8 +54,11 @@ public:
     cv::Mat decodeForCache(const std::uint8_t *data, std::size_t size) const;
     void applyDecoded(const cv::Mat &decoded, std::mt19937_64 &rng, void *out) const;
 
+    struct Plan; // the parsed steps
+
 private:
     TransformOptions m_options;
+    std::shared_ptr<const Plan> m_plan;
 };
 
 // Batch-level steps (mixup, cutmix) of an augmentation list, torchvision v2 semantics:

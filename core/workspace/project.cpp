@@ -195,7 +195,7 @@ void Project::setMeta(const QString &key, const QString &value)
     query.prepare(QStringLiteral("INSERT INTO project_meta(key, value) VALUES(?, ?) "
                                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
     query.addBindValue(key);
-    query.addBindValue(value);
+    query.addBindValue(value.isNull() ? QStringLiteral("") : value); // a null QString binds as SQL NULL
     if (!query.exec())
         throw WorkspaceError(tr("%1: cannot write to the database (%2)").arg(databasePath(), query.lastError().text()));
 }

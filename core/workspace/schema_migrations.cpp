@@ -69,6 +69,29 @@ const std::vector<Migration> &projectMigrations()
           QStringLiteral("CREATE INDEX images_by_sha256 ON images(dataset_id, sha256)"),
           QStringLiteral("CREATE INDEX images_by_override ON images(label_override_id)"
                          " WHERE label_override_id IS NOT NULL")}},
+        // Stored evaluations (the Evaluate page opens them without running the model again):
+        // one row per evaluation with its metrics JSON, one per evaluated image. Looked up by
+        // run, checkpoint, split and TTA; an evaluation's predictions go with it.
+        {3,
+         {QStringLiteral("CREATE TABLE evaluations ("
+                         " id INTEGER PRIMARY KEY,"
+                         " run_dir TEXT NOT NULL,"
+                         " checkpoint TEXT NOT NULL,"
+                         " split TEXT NOT NULL,"
+                         " tta INTEGER NOT NULL DEFAULT 0,"
+                         " created TEXT NOT NULL,"
+                         " metrics_json TEXT NOT NULL)"),
+          QStringLiteral("CREATE TABLE predictions ("
+                         " evaluation_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,"
+                         " record INTEGER NOT NULL,"
+                         " filename TEXT NOT NULL,"
+                         " label INTEGER NOT NULL,"
+                         " pred INTEGER NOT NULL,"
+                         " prob REAL NOT NULL,"
+                         " loss REAL NOT NULL,"
+                         " top_json TEXT NOT NULL,"
+                         " PRIMARY KEY(evaluation_id, record))"),
+          QStringLiteral("CREATE INDEX evaluations_by_run ON evaluations(run_dir, checkpoint, split, tta)")}},
     };
     return migrations;
 }

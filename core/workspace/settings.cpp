@@ -1,5 +1,7 @@
 #include "settings.h"
 
+#include "weights_download_job.h"
+
 #include <QDir>
 
 namespace lathe::workspace {
@@ -21,6 +23,7 @@ Settings::Settings(const QString &iniPath)
     , m_language(m_store.get(), QStringLiteral("ui/language"), QString())
     , m_recentProjects(m_store.get(), QStringLiteral("projects/recent"), QStringList())
     , m_lastProjectFolder(m_store.get(), QStringLiteral("projects/last"), QString())
+    , m_weightsCacheDir(m_store.get(), QStringLiteral("models/weightsCache"), QString())
     , m_windowGeometry(m_store.get(), QStringLiteral("window/geometry"), QByteArray())
     , m_windowState(m_store.get(), QStringLiteral("window/state"), QByteArray())
 {
@@ -91,6 +94,17 @@ void Settings::removeRecentProject(const QString &folder)
     QStringList list = recentProjects();
     list.removeAll(QDir::cleanPath(QDir(folder).absolutePath()));
     m_recentProjects.set(list);
+}
+
+QString Settings::weightsCacheDir() const
+{
+    const QString folder = m_weightsCacheDir.get();
+    return folder.isEmpty() ? defaultWeightsCacheDir() : folder;
+}
+
+void Settings::setWeightsCacheDir(const QString &folder)
+{
+    m_weightsCacheDir.set(folder);
 }
 
 QString Settings::lastProjectFolder() const

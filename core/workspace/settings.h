@@ -39,6 +39,11 @@ public:
     QString lastProjectFolder() const;
     void setLastProjectFolder(const QString &folder);
 
+    // Where pretrained weights are downloaded and imported to; empty means the default
+    // (the user's cache folder + "/weights", see weights_download_job.h).
+    QString weightsCacheDir() const;
+    void setWeightsCacheDir(const QString &folder);
+
     QByteArray windowGeometry() const;
     void setWindowGeometry(const QByteArray &geometry);
     QByteArray windowState() const;
@@ -50,6 +55,7 @@ private:
     SettingValue<QString> m_language;
     SettingValue<QStringList> m_recentProjects;
     SettingValue<QString> m_lastProjectFolder;
+    SettingValue<QString> m_weightsCacheDir;
     SettingValue<QByteArray> m_windowGeometry;
     SettingValue<QByteArray> m_windowState;
 };

@@ -1,13 +1,17 @@
 #include "about_dialog.h"
 #include "data_page.h"
+#include "evaluate_page.h"
 #include "job.h"
 #include "job_list_model.h"
 #include "job_manager.h"
 #include "jobs_panel.h"
 #include "main_window.h"
+#include "model_page.h"
 #include "placeholder_page.h"
 #include "project.h"
+#include "runs_page.h"
 #include "settings.h"
+#include "train_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -69,6 +73,22 @@ private Q_SLOTS:
             QVERIFY(page->isVisible());
             if (i == MainWindow::DataPage) {
                 QCOMPARE(page, window.dataPage());
+                continue;
+            }
+            if (i == MainWindow::ModelPage) {
+                QCOMPARE(page, window.modelPage());
+                continue;
+            }
+            if (i == MainWindow::TrainPage) {
+                QCOMPARE(page, window.trainPage());
+                continue;
+            }
+            if (i == MainWindow::RunsPage) {
+                QCOMPARE(page, window.runsPage());
+                continue;
+            }
+            if (i == MainWindow::EvaluatePage) {
+                QCOMPARE(page, window.evaluatePage());
                 continue;
             }
             // Each page whose feature has not landed says so plainly.

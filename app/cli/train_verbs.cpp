@@ -1,0 +1,255 @@
+#include "train_verbs.h"
+
+#include "engine_error.h"
+#include "run_config.h"
+#include "runtime_info.h"
+#include "trainer.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+namespace lathe::cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void onSigint(int)
+{
+    g_interrupted = 1;
+}
+
+struct TrainArgs
+{
+    std::string data;
+    std::string out;
+    std::string config;
+    std::string arch;
+    std::string weights;
+    std::string freeze;
+    int epochs = 0;
+    int batch = 0;
+    double lr = 0;
+    std::string optimizer;
+    std::string schedule;
+    double warmupEpochs = -1;
+    std::string precision;
+    std::string devices;
+    int imageSize = 0;
+    long long seed = -1;
+    bool resume = false;
+    int nnodes = 0;
+    int nodeRank = -1;
+    std::string master;
+    std::vector<std::string> set;
+};
+
+// Flags as run-config overrides: they go on top of --config, as --set does.
+nlohmann::json flagOverrides(const TrainArgs &a)
+{
+    nlohmann::json o = engine::runConfigOverrides(a.set);
+    if (!a.data.empty())
+        o["data.shards"] = a.data;
+    if (!a.arch.empty())
+        o["model.arch"] = a.arch;
+    if (!a.weights.empty())
+        o["model.weights"] = a.weights;
+    if (!a.freeze.empty())
+        o["model.freeze.policy"] = a.freeze;
+    if (a.epochs > 0)
+        o["optimizer.epochs"] = a.epochs;
+    if (a.batch > 0)
+        o["optimizer.batch_size"] = a.batch;
+    if (a.lr > 0)
+        o["optimizer.lr"] = a.lr;
+    if (!a.optimizer.empty())
+        o["optimizer.name"] = a.optimizer;
+    if (!a.schedule.empty())
+        o["schedule.name"] = a.schedule;
+    if (a.warmupEpochs >= 0)
+        o["schedule.warmup_epochs"] = a.warmupEpochs;
+    if (!a.precision.empty())
+        o["precision"] = a.precision;
+    if (!a.devices.empty())
+        o["devices"] = a.devices;
+    if (a.imageSize > 0)
+        o["data.image_size"] = a.imageSize;
+    if (a.seed >= 0)
+        o["seed"] = a.seed;
+    if (a.nnodes > 0)
+        o["distributed.nnodes"] = a.nnodes;
+    if (a.nodeRank >= 0)
+        o["distributed.node_rank"] = a.nodeRank;
+    if (!a.master.empty())
+        o["distributed.master"] = a.master;
+    return o;
+}
+
+// One progress line on stderr per event worth a line.
+void printProgress(const nlohmann::json &e)
+{
+    const std::string type = e.value("type", "");
+    std::ostringstream line;
+    line << std::setprecision(4);
+    if (type == "step") {
+        line << "step " << e.value("step", 0) << "  epoch " << e.value("epoch", 0) + 1 << "  loss "
+             << e.value("loss", 0.0) << "  lr " << e.value("lr", 0.0) << "  " << std::setprecision(1) << std::fixed
+             << e.value("images_per_s", 0.0) << " img/s  input wait " << 100 * e.value("input_wait_fraction", 0.0)
+             << "%";
+    } else if (type == "epoch") {
+        line << "epoch " << e.value("epoch", 0) + 1 << "  train_loss " << e.value("train_loss", 0.0) << "  train_top1 "
+             << e.value("train_top1", 0.0);
+        if (e.contains("val_loss"))
+            line << "  val_loss " << e.value("val_loss", 0.0) << "  val_top1 " << e.value("val_top1", 0.0);
+        line << "  (" << std::setprecision(1) << std::fixed << e.value("seconds", 0.0) << " s)";
+    } else if (type == "checkpoint") {
+        line << "checkpoint " << e.value("path", "");
+    } else if (type == "log") {
+        line << e.value("message", "");
+    } else if (type == "resumed") {
+        line << "resumed at step " << e.value("step", 0) << " (epoch " << e.value("epoch", 0) + 1 << ", batch "
+             << e.value("batch_in_epoch", 0) << ")";
+    } else if (type == "failed") {
+        line << "failed: " << e.value("message", "");
+    } else if (type == "overflow_skipped") {
+        line << "fp16 overflow: step " << e.value("step", 0) << " skipped";
+    } else {
+        line << type;
+    }
+    std::cerr << line.str() << '\n';
+}
+
+void addTrain(CLI::App &app, CliContext &context)
+{
+    auto a = std::make_shared<TrainArgs>();
+    CLI::App *cmd = app.add_subcommand(
+        "train", "Train a classifier on converted shards into a run folder (config.json, metrics.jsonl, TensorBoard "
+                 "events, checkpoints/); --resume continues a run folder from its last checkpoint. Ctrl+C stops "
+                 "after the current step with a checkpoint (exit 130)");
+    cmd->add_option("--data", a->data, "Converted dataset folder (with dataset.json)");
+    cmd->add_option("--out", a->out, "Run folder: new or empty (with --resume: the run to continue)")->required();
+    cmd->add_option("--config", a->config, "Run config file (JSON); the flags below override it");
+    cmd->add_option("--arch", a->arch, "Backbone architecture (lathe-cli models)");
+    cmd->add_option("--weights", a->weights, "Initial weights: a .safetensors/.pth file, or zoo (the default "
+                                             "pretrained weights of the architecture, downloaded beforehand)");
+    cmd->add_option("--freeze", a->freeze, "Freezing policy: train_all, head_only, up_to_stage");
+    cmd->add_option("--epochs", a->epochs, "Epochs")->check(CLI::Range(1, 1000000));
+    cmd->add_option("--batch", a->batch, "Batch size per rank")->check(CLI::Range(1, 1 << 20));
+    cmd->add_option("--lr", a->lr, "Base learning rate")->check(CLI::PositiveNumber);
+    cmd->add_option("--optimizer", a->optimizer, "sgd, adamw, rmsprop");
+    cmd->add_option("--schedule", a->schedule,
+                    "constant, step, multi_step, exponential, cosine, cosine_restarts, one_cycle, plateau");
+    cmd->add_option("--warmup-epochs", a->warmupEpochs, "Linear warm-up epochs")->check(CLI::Range(0.0, 1e6));
+    cmd->add_option("--precision", a->precision, "fp32, bf16 or fp16 (CUDA only)");
+    cmd->add_option("--devices", a->devices, "Comma-separated devices, one rank each: cpu, cuda:0,cuda:1, cpu,cpu");
+    cmd->add_option("--image-size", a->imageSize, "Training crop side (default: the backbone's)")->check(
+        CLI::Range(8, 4096));
+    cmd->add_option("--seed", a->seed, "Random seed")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--set", a->set, "Any run-config field, PATH=VALUE (e.g. optimizer.momentum=0.8); repeatable");
+    cmd->add_flag("--resume", a->resume, "Continue the run in --out from its latest complete checkpoint");
+    cmd->add_option("--nnodes", a->nnodes, "Machines in the run")->check(CLI::Range(1, 4096));
+    cmd->add_option("--node-rank", a->nodeRank, "This machine's index (0: the one at --master)")->check(
+        CLI::Range(0, 4095));
+    cmd->add_option("--master", a->master, "HOST:PORT of node 0's rendezvous store");
+    cmd->callback([&context, a] {
+        context.action = [&context, a]() -> int {
+            engine::configureTorchThreads(); // every core, shared by the CPU ranks
+            engine::TrainControl control;
+            const bool json = context.json;
+            control.onEvent = [json](const nlohmann::json &e) {
+                if (json)
+                    std::cout << e.dump() << std::endl;
+                printProgress(e);
+            };
+            // Ctrl+C: cancel (the trainer writes a checkpoint), exit 130.
+            g_interrupted = 0;
+            std::signal(SIGINT, onSigint);
+            std::signal(SIGTERM, onSigint);
+            std::atomic<bool> done{false};
+            engine::CancelToken cancel = control.cancel;
+            std::thread watcher([&done, cancel] {
+                while (!done) {
+                    if (g_interrupted)
+                        cancel.cancel();
+                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                }
+            });
+            struct Join
+            {
+                std::atomic<bool> &done;
+                std::thread &t;
+                ~Join()
+                {
+                    done = true;
+                    t.join();
+                }
+            } join{done, watcher};
+
+            nlohmann::json summary;
+            const nlohmann::json overrides = flagOverrides(*a);
+            if (a->resume) {
+                summary = engine::resume(a->out, control, overrides);
+            } else {
+                engine::RunConfig config = a->config.empty() ? engine::RunConfig{} : engine::readRunConfig(a->config);
+                if (!overrides.empty())
+                    config = engine::applyRunConfigOverrides(config, overrides);
+                summary = engine::train(config, a->out, control);
+            }
+            summary["type"] = "summary";
+            if (json)
+                std::cout << summary.dump() << std::endl;
+            else
+                std::cout << "run " << summary.value("status", "") << ": " << summary.value("steps", 0) << " steps, "
+                          << summary.value("epochs", 0) << " epochs; " << a->out << '\n';
+            return summary.value("status", "") == "cancelled" ? 130 : 0;
+        };
+    });
+}
+
+void addBenchTrain(CLI::App &app, CliContext &context)
+{
+    CLI::App *bench = nullptr;
+    try {
+        bench = app.get_subcommand("bench");
+    } catch (const CLI::OptionNotFound &) {
+        bench = app.add_subcommand("bench", "Benchmarks; print JSON");
+    }
+    auto o = std::make_shared<engine::TrainBenchOptions>();
+    auto devices = std::make_shared<std::string>("cpu");
+    CLI::App *cmd = bench->add_subcommand("train", "Training throughput (forward, backward, SGD step) of an "
+                                                   "architecture on synthetic data; prints one JSON line");
+    cmd->add_option("--arch", o->arch, "Backbone architecture")->capture_default_str();
+    cmd->add_option("--image-size", o->imageSize, "Input side")->capture_default_str()->check(CLI::Range(8, 4096));
+    cmd->add_option("--batch", o->batchSize, "Batch size")->capture_default_str()->check(CLI::Range(1, 65536));
+    cmd->add_option("--steps", o->steps, "Timed steps (after 3 warm-up steps)")->capture_default_str()->check(
+        CLI::Range(1, 100000));
+    cmd->add_option("--precision", o->precision, "fp32, bf16, fp16 (CUDA)")->capture_default_str();
+    cmd->add_option("--devices", *devices, "Device (the first of a list is used)")->capture_default_str();
+    cmd->add_option("--threads", o->threads, "Torch threads (0: all cores)")->capture_default_str();
+    cmd->add_flag("--channels-last", o->channelsLast, "Channels-last memory format");
+    cmd->callback([&context, o, devices] {
+        context.action = [o, devices] {
+            o->device = devices->substr(0, devices->find(','));
+            std::cout << engine::benchTrain(*o).dump() << std::endl;
+            return 0;
+        };
+    });
+}
+
+} // namespace
+
+void addTrainVerbs(CLI::App &app, CliContext &context)
+{
+    addTrain(app, context);
+    addBenchTrain(app, context);
+}
+
+} // namespace lathe::cli

@@ -1,0 +1,563 @@
+#include "run_folder.h"
+
+#include "engine_error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace lathe::engine {
+namespace {
+
+constexpr std::size_t kMaxMetricsLine = std::size_t(1) << 20;
+
+std::string errnoText()
+{
+    return std::strerror(errno);
+}
+
+double nowSeconds()
+{
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string join(const fs::path &dir, const char *name)
+{
+    return (dir / name).string();
+}
+
+void writeAll(int fd, const char *data, std::size_t size, const std::string &file)
+{
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throw EngineError(file + ": cannot write (" + errnoText() + ")");
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+void syncFolder(const fs::path &folder)
+{
+    // Best effort: some file systems refuse fsync on a directory.
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// Temp file beside path, fsync, rename over path, fsync of the folder.
+void writeFileAtomically(const std::string &path, const std::string &bytes)
+{
+    std::random_device rd;
+    const std::string temp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw EngineError(path + ": cannot create " + temp + " (" + errnoText() + ")");
+    try {
+        writeAll(fd, bytes.data(), bytes.size(), path);
+        if (::fsync(fd) != 0)
+            throw EngineError(path + ": cannot fsync (" + errnoText() + ")");
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw;
+    }
+    if (::close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string reason = errnoText();
+        ::unlink(temp.c_str());
+        throw EngineError(path + ": cannot write (" + reason + ")");
+    }
+    fs::path folder = fs::path(path).parent_path();
+    syncFolder(folder.empty() ? fs::path(".") : folder);
+}
+
+// Reads a whole small file (config.json, best.json); refuses absurd sizes.
+std::string readSmallFile(const std::string &path, std::uintmax_t limit)
+{
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        throw EngineError(path + ": cannot read (" + ec.message() + ")");
+    if (size > limit)
+        throw EngineError(path + ": too large (" + std::to_string(size) + " bytes, at most " + std::to_string(limit) + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw EngineError(path + ": cannot open");
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+nlohmann::json readConfigFile(const std::string &path)
+{
+    if (!fs::exists(path))
+        throw EngineError(path + ": missing (not a run folder)");
+    nlohmann::json config;
+    try {
+        config = nlohmann::json::parse(readSmallFile(path, std::uintmax_t(16) << 20));
+    } catch (const nlohmann::json::exception &e) {
+        throw EngineError(path + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!config.is_object())
+        throw EngineError(path + ": not a JSON object");
+    return config;
+}
+
+bool knownEventType(const std::string &type)
+{
+    static const char *const kTypes[] = {"step", "epoch", "checkpoint", "log", "finished", "failed", "cancelled", "resumed"};
+    return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char *t) { return type == t; });
+}
+
+std::string localTimestamp()
+{
+    using namespace std::chrono;
+    const auto now = system_clock::now();
+    const std::time_t t = system_clock::to_time_t(now);
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    char buf[64];
+    const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+    const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    std::snprintf(buf + n, sizeof buf - n, ".%03d", static_cast<int>(ms));
+    return buf;
+}
+
+int openAppend(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw EngineError(path + ": cannot open for appending (" + errnoText() + ")");
+    return fd;
+}
+
+// The run lock: an open-file-description lock (F_OFD_SETLK) on .lock. Like flock() it is
+// released when the holder closes it or dies (kill -9 included), and it can be tested without
+// taking it (F_OFD_GETLK), so a reader never makes a writer's open() fail.
+struct flock wholeFile(short type)
+{
+    struct flock fl{};
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0;
+    fl.l_len = 0;
+    return fl;
+}
+
+// The lock a writer holds; -1 when it is held elsewhere.
+int tryLock(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw EngineError(path + ": cannot create the run lock (" + errnoText() + ")");
+    struct flock fl = wholeFile(F_WRLCK);
+    if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
+        const int err = errno;
+        ::close(fd);
+        if (err == EAGAIN || err == EACCES)
+            return -1;
+        errno = err;
+        throw EngineError(path + ": cannot lock (" + errnoText() + ")");
+    }
+    return fd;
+}
+
+// Whether a writer holds the lock; touches nothing (read-only media included).
+bool lockHeld(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; // no lock file: no writer ever, or one from before locks
+    struct flock fl = wholeFile(F_WRLCK);
+    const bool held = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    ::close(fd);
+    return held;
+}
+
+// Cuts an unterminated last line (a kill mid-write) off metrics.jsonl. Returns the bytes cut.
+std::uintmax_t cutTruncatedLine(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 0; // no metrics yet
+    struct stat st{};
+    std::uintmax_t cut = 0;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+        // Walk back in blocks to the last newline.
+        off_t end = st.st_size;
+        off_t keep = 0;
+        char buf[4096];
+        bool found = false;
+        while (end > 0 && !found) {
+            const off_t begin = std::max<off_t>(0, end - off_t(sizeof buf));
+            const ssize_t n = ::pread(fd, buf, static_cast<std::size_t>(end - begin), begin);
+            if (n != end - begin)
+                break;
+            for (ssize_t i = n - 1; i >= 0; --i) {
+                if (buf[i] == '\n') {
+                    keep = begin + i + 1;
+                    found = true;
+                    break;
+                }
+            }
+            end = begin;
+        }
+        if (keep < st.st_size && (found || end == 0)) {
+            if (::ftruncate(fd, keep) == 0)
+                cut = static_cast<std::uintmax_t>(st.st_size - keep);
+        }
+    }
+    ::close(fd);
+    return cut;
+}
+
+} // namespace
+
+struct RunFolder::Impl
+{
+    std::string dir;
+    nlohmann::json config;
+    int lockFd = -1;
+    int metricsFd = -1;
+    int logFd = -1;
+    std::mutex mutex;
+    std::unique_ptr<TensorBoardWriter> tensorboard;
+
+    ~Impl()
+    {
+        tensorboard.reset();
+        for (int fd : {metricsFd, logFd, lockFd}) {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    }
+
+    void lock()
+    {
+        lockFd = tryLock(join(dir, ".lock"));
+        if (lockFd < 0)
+            throw EngineError(dir + ": the run is in use (another Lathe process, or another writer in this one, holds "
+                              + join(dir, ".lock") + ")");
+    }
+
+    void openFiles()
+    {
+        metricsFd = openAppend(join(dir, "metrics.jsonl"));
+        logFd = openAppend(join(dir, "log.txt"));
+    }
+};
+
+RunFolder::RunFolder(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+RunFolder::RunFolder(RunFolder &&) noexcept = default;
+RunFolder &RunFolder::operator=(RunFolder &&) noexcept = default;
+RunFolder::~RunFolder() = default;
+
+RunFolder RunFolder::create(const std::string &dir, const nlohmann::json &config)
+{
+    if (dir.empty())
+        throw EngineError("run folder: no path given");
+    if (!config.is_object())
+        throw EngineError(dir + ": the run config must be a JSON object");
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+        if (!fs::is_directory(dir, ec))
+            throw EngineError(dir + ": exists and is not a folder");
+        if (!fs::is_empty(dir, ec))
+            throw EngineError(dir + ": exists and is not empty (a run folder is never written over)");
+    }
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw EngineError(dir + ": cannot create the run folder (" + ec.message() + ")");
+
+    auto impl = std::make_unique<Impl>();
+    impl->dir = dir;
+    impl->config = config;
+    impl->lock();
+    // Checked again under the lock: a second creator racing for the same folder may have won.
+    for (const auto &entry : fs::directory_iterator(dir, ec)) {
+        if (entry.path().filename() != ".lock")
+            throw EngineError(dir + ": exists and is not empty (a run folder is never written over)");
+    }
+    writeFileAtomically(join(dir, "config.json"), config.dump(2) + "\n");
+    fs::create_directories(fs::path(dir) / "checkpoints", ec);
+    if (ec)
+        throw EngineError(join(dir, "checkpoints") + ": cannot create (" + ec.message() + ")");
+    impl->openFiles();
+    return RunFolder(std::move(impl));
+}
+
+RunFolder RunFolder::open(const std::string &dir)
+{
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw EngineError(dir + ": not a folder");
+    auto impl = std::make_unique<Impl>();
+    impl->dir = dir;
+    impl->config = readConfigFile(join(dir, "config.json"));
+    impl->lock();
+    fs::create_directories(fs::path(dir) / "checkpoints", ec);
+    if (ec)
+        throw EngineError(join(dir, "checkpoints") + ": cannot create (" + ec.message() + ")");
+    const std::uintmax_t cut = cutTruncatedLine(join(dir, "metrics.jsonl"));
+    impl->openFiles();
+    RunFolder run(std::move(impl));
+    if (cut > 0)
+        run.log("metrics.jsonl: removed a truncated last line (" + std::to_string(cut) + " bytes) left by an interrupted run");
+    return run;
+}
+
+const std::string &RunFolder::dir() const
+{
+    return m_impl->dir;
+}
+
+nlohmann::json RunFolder::config() const
+{
+    return m_impl->config;
+}
+
+std::string RunFolder::checkpointsDir() const
+{
+    return join(m_impl->dir, "checkpoints");
+}
+
+void RunFolder::appendMetrics(const nlohmann::json &event)
+{
+    const std::string file = join(m_impl->dir, "metrics.jsonl");
+    if (!event.is_object())
+        throw EngineError(file + ": an event must be a JSON object");
+    const auto type = event.find("type");
+    if (type == event.end() || !type->is_string() || !knownEventType(type->get<std::string>()))
+        throw EngineError(file + ": event type must be one of step, epoch, checkpoint, log, finished, failed, "
+                          "cancelled, resumed (got " + (type == event.end() ? std::string("none") : type->dump()) + ")");
+    nlohmann::json copy = event;
+    if (!copy.contains("time"))
+        copy["time"] = nowSeconds();
+    // dump() escapes control characters, so the event stays one line; invalid UTF-8 is replaced
+    // rather than failing a run over a file name in a message.
+    std::string line = copy.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line += '\n';
+    std::lock_guard<std::mutex> lock(m_impl->mutex);
+    // One write() per line: with O_APPEND a kill leaves at most this line cut short.
+    writeAll(m_impl->metricsFd, line.data(), line.size(), file);
+}
+
+void RunFolder::log(const std::string &line)
+{
+    const std::string stamp = localTimestamp() + ' ';
+    std::string text;
+    std::size_t begin = 0;
+    do {
+        std::size_t end = line.find('\n', begin);
+        if (end == std::string::npos)
+            end = line.size();
+        text += stamp;
+        text.append(line, begin, end - begin);
+        text += '\n';
+        begin = end + 1;
+    } while (begin < line.size());
+    std::lock_guard<std::mutex> lock(m_impl->mutex);
+    writeAll(m_impl->logFd, text.data(), text.size(), join(m_impl->dir, "log.txt"));
+}
+
+TensorBoardWriter &RunFolder::tensorboard()
+{
+    std::lock_guard<std::mutex> lock(m_impl->mutex);
+    if (!m_impl->tensorboard)
+        m_impl->tensorboard = std::make_unique<TensorBoardWriter>(m_impl->dir);
+    return *m_impl->tensorboard;
+}
+
+std::vector<nlohmann::json> readMetrics(const std::string &runDir)
+{
+    const std::string path = join(runDir, "metrics.jsonl");
+    std::vector<nlohmann::json> events;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::error_code ec;
+        if (!fs::exists(path, ec))
+            return events;
+        throw EngineError(path + ": cannot open");
+    }
+    std::string line;
+    std::int64_t lineNumber = 0;
+    char buf[1 << 16];
+    auto take = [&](bool terminated) {
+        ++lineNumber;
+        const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+        if (blank)
+            return;
+        nlohmann::json event;
+        std::string reason;
+        try {
+            event = nlohmann::json::parse(line);
+            if (!event.is_object())
+                reason = "not a JSON object";
+        } catch (const nlohmann::json::exception &e) {
+            reason = e.what();
+        }
+        if (reason.empty()) {
+            events.push_back(std::move(event));
+        } else if (terminated) {
+            // Only the unterminated last line can be a kill mid-write; anything else is damage.
+            throw EngineError(path + ": line " + std::to_string(lineNumber) + ": not a JSON object (" + reason + ")");
+        }
+    };
+    while (in) {
+        in.read(buf, sizeof buf);
+        const std::size_t n = static_cast<std::size_t>(in.gcount());
+        std::size_t begin = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (buf[i] != '\n')
+                continue;
+            line.append(buf + begin, i - begin);
+            if (line.size() > kMaxMetricsLine)
+                throw EngineError(path + ": line " + std::to_string(lineNumber + 1) + ": longer than 1 MiB");
+            take(true);
+            line.clear();
+            begin = i + 1;
+        }
+        line.append(buf + begin, n - begin);
+        if (line.size() > kMaxMetricsLine)
+            throw EngineError(path + ": line " + std::to_string(lineNumber + 1) + ": longer than 1 MiB");
+    }
+    if (!line.empty())
+        take(false);
+    return events;
+}
+
+bool metricLowerIsBetter(const std::string &metric)
+{
+    static const std::string suffix = "loss";
+    return metric.size() >= suffix.size() && metric.compare(metric.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+namespace {
+
+std::optional<double> numberAt(const nlohmann::json &object, const std::string &key)
+{
+    if (!object.is_object())
+        return std::nullopt;
+    const auto it = object.find(key);
+    if (it != object.end() && it->is_number()) {
+        const double v = it->get<double>();
+        if (std::isfinite(v))
+            return v;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> integerAt(const nlohmann::json &object, const std::string &key)
+{
+    if (!object.is_object())
+        return std::nullopt;
+    const auto it = object.find(key);
+    if (it != object.end() && it->is_number_integer())
+        return it->get<std::int64_t>();
+    return std::nullopt;
+}
+
+// The step the sidecar last.json / best.json names, or -1.
+std::int64_t sidecarStep(const std::string &path, nlohmann::json *content = nullptr)
+{
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        return -1;
+    try {
+        const nlohmann::json j = nlohmann::json::parse(readSmallFile(path, std::uintmax_t(64) << 20));
+        if (content)
+            *content = j;
+        return integerAt(j, "step").value_or(-1);
+    } catch (const std::exception &) {
+        return -1; // a damaged pointer file only hides that detail from the summary
+    }
+}
+
+} // namespace
+
+RunInfo readRunInfo(const std::string &runDir)
+{
+    RunInfo info;
+    info.dir = runDir;
+    const nlohmann::json config = readConfigFile(join(runDir, "config.json"));
+    try {
+        info.arch = config.value("/model/arch"_json_pointer, std::string("resnet18"));
+        info.totalEpochs = config.value("/optimizer/epochs"_json_pointer, std::int64_t(0));
+        info.bestMetric = config.value("/checkpoints/best_metric"_json_pointer, std::string("val_top1"));
+    } catch (const nlohmann::json::exception &e) {
+        throw EngineError(join(runDir, "config.json") + ": " + e.what());
+    }
+    const bool lower = metricLowerIsBetter(info.bestMetric);
+
+    const std::vector<nlohmann::json> events = readMetrics(runDir);
+    std::string end; // the last end event after the last start
+    for (const nlohmann::json &e : events) {
+        const std::string type = e.value("type", std::string());
+        const double time = numberAt(e, "time").value_or(0);
+        if (info.startTime == 0)
+            info.startTime = time;
+        if (time > 0)
+            info.lastTime = time;
+        if (const auto step = integerAt(e, "step"))
+            info.lastStep = std::max(info.lastStep, *step);
+        if (type == "finished" || type == "failed" || type == "cancelled") {
+            end = type;
+            info.message = type == "failed" ? e.value("message", std::string()) : std::string();
+        } else if (type == "resumed") {
+            end.clear();
+            info.message.clear();
+        } else if (type == "epoch") {
+            info.lastEpochEvent = e;
+            if (const auto epoch = integerAt(e, "epoch"))
+                info.lastEpoch = *epoch;
+            std::optional<double> v = numberAt(e, info.bestMetric);
+            if (!v && e.contains("metrics"))
+                v = numberAt(e["metrics"], info.bestMetric);
+            if (v && (!info.bestValue || (lower ? *v < *info.bestValue : *v > *info.bestValue))) {
+                info.bestValue = v;
+                info.bestEpoch = integerAt(e, "epoch").value_or(-1);
+                info.bestStep = integerAt(e, "step").value_or(-1);
+            }
+        }
+    }
+
+    const fs::path checkpoints = fs::path(runDir) / "checkpoints";
+    nlohmann::json best;
+    info.bestCheckpointStep = sidecarStep((checkpoints / "best.json").string(), &best);
+    info.lastCheckpointStep = sidecarStep((checkpoints / "last.json").string());
+    if (!info.bestValue && info.bestCheckpointStep >= 0) {
+        info.bestValue = numberAt(best, "best_value");
+        info.bestEpoch = integerAt(best, "epoch").value_or(-1);
+        info.bestStep = info.bestCheckpointStep;
+    }
+
+    info.state = lockHeld(join(runDir, ".lock")) ? "running" : end.empty() ? "interrupted" : end;
+    return info;
+}
+
+} // namespace lathe::engine

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "tensorboard_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lathe::engine {
+
+// A training run's folder: the contract between the engine, the GUI, the CLI, TensorBoard and
+// a user's own scripts (DESIGN.md §2-§3). Layout:
+//   config.json            the run config, written atomically once
+//   metrics.jsonl          one JSON object per line: every event the run emits
+//   log.txt                human-readable log lines with timestamps
+//   events.out.tfevents.*  TensorBoard scalars (TensorBoardWriter)
+//   checkpoints/           step-<n>.{safetensors,state.safetensors,json}, last.*, best.* (checkpoint_io.h)
+//   .lock                  locked while a RunFolder object writes the run; a dead process
+//                          (even kill -9) releases it, so readers tell "running" from "interrupted"
+//
+// Events in metrics.jsonl: every object has "type" and "time" (seconds since the Unix epoch,
+// added when absent). Types: "step", "epoch", "checkpoint", "log", "resumed" and the ends of a
+// run "finished", "failed" (with "message") and "cancelled". Metric values sit at the top level
+// of the event, under the names the run config uses ("train_loss", "val_loss", "val_top1", ...),
+// next to "step" and "epoch".
+//
+// A RunFolder writes; one process at a time: create() and open() take the lock and throw when
+// another RunFolder (in this or another process) holds it. Thread-safe. Movable.
+class RunFolder
+{
+public:
+    // dir must not exist or be an empty folder. Creates it and checkpoints/, writes config.json
+    // atomically (temp + fsync + rename).
+    static RunFolder create(const std::string &dir, const nlohmann::json &config);
+    // An existing run, to continue writing it (resume): config.json must parse. A truncated
+    // last line in metrics.jsonl (a kill mid-write) is cut off first, so appended events start
+    // on a line of their own.
+    static RunFolder open(const std::string &dir);
+
+    RunFolder(RunFolder &&) noexcept;
+    RunFolder &operator=(RunFolder &&) noexcept;
+    ~RunFolder();
+
+    const std::string &dir() const;
+    nlohmann::json config() const;
+    std::string checkpointsDir() const;
+
+    // One line in metrics.jsonl, handed to the kernel at once (flushed, not fsynced): a killed
+    // process loses nothing already appended. Throws EngineError for an event that is not an
+    // object or has no known "type".
+    void appendMetrics(const nlohmann::json &event);
+    // A line in log.txt, prefixed with the local time ("2026-11-29 12:34:56.789 ").
+    void log(const std::string &line);
+    // The run's TensorBoard writer, created on first use.
+    TensorBoardWriter &tensorboard();
+
+private:
+    struct Impl;
+    explicit RunFolder(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Every event of runDir/metrics.jsonl, in order (empty when the file does not exist). A last
+// line cut short by a kill is dropped; any other line that is not a JSON object is an
+// EngineError naming the file and the line number, as is a line over 1 MiB.
+std::vector<nlohmann::json> readMetrics(const std::string &runDir);
+
+// A run at a glance (the Runs page).
+struct RunInfo
+{
+    std::string dir;
+    // "running" (a RunFolder holds the lock), else from the last end event: "finished",
+    // "failed", "cancelled"; "interrupted" when the run has no end event after its last start
+    // (killed, crashed, power loss) — it resumes from its last checkpoint.
+    std::string state;
+    std::string message;           // "failed": the reason
+    std::string arch;              // config model.arch
+    std::int64_t totalEpochs = 0;  // config optimizer.epochs
+    std::int64_t lastEpoch = -1;   // "epoch" of the last epoch event
+    std::int64_t lastStep = -1;    // highest "step" of any event
+    double startTime = 0;          // "time" of the first event
+    double lastTime = 0;           // "time" of the last event
+    nlohmann::json lastEpochEvent; // the last epoch event (null when none)
+    // config checkpoints.best_metric (default "val_top1"); lower is better when it ends in "loss".
+    std::string bestMetric;
+    std::optional<double> bestValue; // best over the epoch events, else best.json's
+    std::int64_t bestEpoch = -1;
+    std::int64_t bestStep = -1;
+    std::int64_t bestCheckpointStep = -1; // the step best.* holds (-1: none)
+    std::int64_t lastCheckpointStep = -1; // the step last.* holds (-1: none)
+};
+
+// Throws EngineError when runDir has no readable config.json or metrics.jsonl is malformed.
+RunInfo readRunInfo(const std::string &runDir);
+
+// Whether a metric improves when it goes down: its name ends in "loss".
+bool metricLowerIsBetter(const std::string &metric);
+
+} // namespace lathe::engine

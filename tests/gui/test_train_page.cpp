@@ -1,0 +1,261 @@
+// The Train page's augmentation section on real shards (Fashion-MNIST written by the engine):
+// the project's converted datasets are listed, the preview shows the training images through
+// the list, editing the list (add, bad parameters, probability) redraws or refuses with a
+// reason, re-roll draws new parameters, and the settings come back with the project.
+#include "augmentation_editor.h"
+#include "augmentation_preview_grid.h"
+#include "demo_data.h"
+#include "project.h"
+#include "shard_converter.h"
+#include "job_manager.h"
+#include "lr_schedule_preview.h"
+#include "run_config_form.h"
+#include "run_table_model.h"
+#include "runs_page.h"
+#include "train_job.h"
+#include "train_page.h"
+#include "training_curves.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QTableWidget>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace lathe;
+using lathe::ui::AugmentationEditor;
+using lathe::ui::AugmentationPreviewGrid;
+using lathe::ui::TrainPage;
+
+class TestTrainPage : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    std::unique_ptr<workspace::Project> m_project;
+    workspace::JobManager m_jobs;
+
+    static bool sameImages(const QList<QImage> &a, const QList<QImage> &b)
+    {
+        if (a.size() != b.size())
+            return false;
+        for (int i = 0; i < a.size(); ++i)
+            if (a[i] != b[i])
+                return false;
+        return true;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        const QString images = m_tmp.filePath(QStringLiteral("images"));
+        engine::DemoDataOptions demo;
+        demo.outDir = images.toStdString();
+        demo.perClass = 2;
+        demo.testPerClass = 0;
+        engine::writeDemoData(demo);
+        const QString projectDir = m_tmp.filePath(QStringLiteral("project"));
+        m_project = workspace::Project::create(projectDir, QStringLiteral("augment"));
+        engine::ConvertOptions convert;
+        convert.scan.root = images.toStdString();
+        convert.scan.valFraction = 0;
+        convert.scan.testFraction = 0;
+        convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("fashion")).toStdString();
+        engine::convertFolder(convert);
+    }
+
+    void previewFollowsTheList()
+    {
+        TrainPage page(&m_jobs);
+        page.resize(1400, 900);
+        page.show();
+        AugmentationPreviewGrid *preview = page.preview();
+        QSignalSpy updated(preview, &AugmentationPreviewGrid::updated);
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        QCOMPARE(page.datasetPicker()->currentText(), QStringLiteral("fashion"));
+        QTRY_COMPARE(preview->images().size(), int(AugmentationPreviewGrid::kImages));
+        for (const QImage &image : preview->images())
+            QCOMPARE(image.size(), QSize(224, 224));
+
+        // Another size redraws at that size.
+        page.imageSizeEdit()->setValue(96);
+        QTRY_VERIFY(!preview->images().isEmpty() && preview->images().first().size() == QSize(96, 96));
+
+        // Re-roll: the standard recipe's random crops change.
+        const QList<QImage> before = preview->images();
+        updated.clear();
+        preview->reroll();
+        QTRY_VERIFY(!updated.isEmpty());
+        QTRY_VERIFY(!preview->images().isEmpty());
+        QVERIFY(!sameImages(before, preview->images()));
+
+        // Adding a step by hand: grayscale with p = 1 makes every pixel grey.
+        AugmentationEditor *editor = page.augmentationEditor();
+        const int steps = editor->stepList()->count();
+        editor->typePicker()->setCurrentText(QStringLiteral("grayscale"));
+        QCOMPARE(editor->typePicker()->currentText(), QStringLiteral("grayscale"));
+        QTest::mouseClick(editor->addButton(), Qt::LeftButton);
+        QCOMPARE(editor->stepList()->count(), steps + 1);
+        QCOMPARE(editor->stepList()->currentRow(), steps);
+        editor->probabilityEdit()->setValue(1.0);
+        const double p = editor->steps().back().value("p", 0.0);
+        QCOMPARE(p, 1.0);
+        QTRY_VERIFY(!preview->images().isEmpty() && preview->images().first().allGray());
+        for (const QImage &image : preview->images())
+            QVERIFY(image.allGray());
+
+        // Parameters the engine refuses: the reason is shown, the list in force is unchanged.
+        const nlohmann::json accepted = editor->steps();
+        editor->stepList()->setCurrentRow(0); // random_resized_crop
+        editor->paramsEdit()->setText(QStringLiteral("{\"scale\": [0.9, 0.1]}"));
+        QTest::keyClick(editor->paramsEdit(), Qt::Key_End); // textEdited needs a user edit
+        QTest::keyClick(editor->paramsEdit(), Qt::Key_Space);
+        QVERIFY(editor->errorText().contains(QStringLiteral("scale")));
+        QVERIFY(editor->steps() == accepted);
+        editor->paramsEdit()->setText(QStringLiteral("not json"));
+        QTest::keyClick(editor->paramsEdit(), Qt::Key_Space);
+        QVERIFY(!editor->errorText().isEmpty());
+        QVERIFY(editor->steps() == accepted);
+
+        // Removing the grey step brings colour back.
+        editor->stepList()->setCurrentRow(steps);
+        QTest::mouseClick(editor->removeButton(), Qt::LeftButton);
+        QCOMPARE(editor->stepList()->count(), steps);
+    }
+
+    void settingsComeBackWithTheProject()
+    {
+        TrainPage page(&m_jobs);
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        // The previous test left size 96 and the standard list.
+        QCOMPARE(page.imageSizeEdit()->value(), 96);
+        QCOMPARE(page.augmentationEditor()->steps().size(), std::size_t(2));
+        const std::string first = page.augmentationEditor()->steps()[0].value("type", std::string());
+        QCOMPARE(first, std::string("random_resized_crop"));
+    }
+
+    void withoutShardsThePageSaysWhatToDo()
+    {
+        QTemporaryDir tmp;
+        auto empty = workspace::Project::create(tmp.filePath(QStringLiteral("p")), QStringLiteral("empty"));
+        TrainPage page(&m_jobs);
+        QSignalSpy listed(&page, &TrainPage::datasetsListed);
+        page.setProject(empty.get());
+        QVERIFY(listed.wait());
+        QCOMPARE(page.datasetPicker()->count(), 0);
+        QVERIFY(page.preview()->images().isEmpty());
+        QVERIFY(page.preview()->message().contains(QStringLiteral("Data page")));
+    }
+
+    void formsAreCheckedAndDrawTheSchedule()
+    {
+        TrainPage page(&m_jobs);
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        auto *lr = qobject_cast<QLineEdit *>(page.form()->editor(QStringLiteral("optimizer.lr")));
+        QVERIFY(lr);
+        lr->setText(QStringLiteral("-1"));
+        Q_EMIT lr->editingFinished();
+        QVERIFY(page.form()->errorText().contains(QStringLiteral("optimizer.lr")));
+        lr->setText(QStringLiteral("0.1"));
+        Q_EMIT lr->editingFinished();
+        QVERIFY(page.form()->errorText().isEmpty());
+        const double formLr = page.form()->values()["optimizer"]["lr"].get<double>();
+        QCOMPARE(formLr, 0.1);
+        // Constant schedule: the preview is flat at the learning rate.
+        auto *schedule = qobject_cast<QComboBox *>(page.form()->editor(QStringLiteral("schedule.name")));
+        schedule->setCurrentText(QStringLiteral("constant"));
+        QVERIFY(page.lrPreview()->pointCount() > 1);
+        QCOMPARE(page.lrPreview()->lrAtStep(0), 0.1);
+        // fp16 needs a CUDA device: refused before a run starts, naming the field.
+        auto *precision = qobject_cast<QComboBox *>(page.form()->editor(QStringLiteral("precision")));
+        precision->setCurrentText(QStringLiteral("fp16"));
+        QVERIFY(page.preflight().contains(QStringLiteral("precision")));
+        QVERIFY(!page.startRun());
+        QVERIFY(page.statusLabel()->text().contains(QStringLiteral("precision")));
+        precision->setCurrentText(QStringLiteral("fp32"));
+    }
+
+    void trainsLiveThenStopsAndResumes()
+    {
+        TrainPage page(&m_jobs);
+        page.setModelSpecProvider([] {
+            engine::ModelSpec spec;
+            spec.arch = "mobilenet_v3_small"; // from scratch: no download
+            spec.head.numClasses = 0;         // the dataset's
+            return spec;
+        });
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        page.imageSizeEdit()->setValue(32);
+        nlohmann::json config = {{"optimizer", {{"epochs", 3}, {"batch_size", 4}, {"lr", 0.01}}},
+                                 {"schedule", {{"name", "constant"}}},
+                                 {"checkpoints", {{"every_steps", 1}}},
+                                 {"data", {{"workers", 1}, {"val_split", ""}}}};
+        config["checkpoints"]["best_metric"] = "train_loss";
+        page.form()->setValues(config);
+        QVERIFY2(page.preflight().isEmpty(), qPrintable(page.preflight()));
+        QVERIFY(page.startRun());
+        QVERIFY(page.currentJob());
+        const QString runDir = page.currentRunDir();
+        QTRY_VERIFY2_WITH_TIMEOUT(page.curves()->stepPoints() > 0, qPrintable(page.statusLabel()->text()), 90000);
+        // Pause, resume, stop.
+        QTest::mouseClick(page.pauseButton(), Qt::LeftButton);
+        QTRY_VERIFY(page.currentJob() && page.currentJob()->isPaused());
+        QCOMPARE(page.pauseButton()->text(), QStringLiteral("Resume"));
+        QTest::mouseClick(page.pauseButton(), Qt::LeftButton);
+        QVERIFY(!page.currentJob()->isPaused());
+        QSignalSpy ended(&page, &TrainPage::runEnded);
+        QTest::mouseClick(page.stopButton(), Qt::LeftButton);
+        QVERIFY(ended.wait(60000));
+        QCOMPARE(ended.first().at(1).toString(), QStringLiteral("cancelled"));
+        QVERIFY(QFileInfo::exists(QDir(runDir).filePath(QStringLiteral("metrics.jsonl"))));
+        QVERIFY(QFileInfo::exists(QDir(runDir).filePath(QStringLiteral("config.json"))));
+
+        // The Runs page lists it as stopped, with its checkpoints; resume it to the end.
+        ui::RunsPage runs;
+        QSignalSpy refreshed(&runs, &ui::RunsPage::refreshed);
+        runs.setProject(m_project.get());
+        QVERIFY(refreshed.wait());
+        QCOMPARE(runs.model()->rowCount(), 1);
+        QCOMPARE(runs.model()->row(0).state, QStringLiteral("cancelled"));
+        QSignalSpy loaded(&runs, &ui::RunsPage::selectionLoaded);
+        runs.selectRuns({runDir});
+        QVERIFY(loaded.wait());
+        QVERIFY(runs.checkpoints()->rowCount() > 0);
+
+        QSignalSpy endedAgain(&page, &TrainPage::runEnded);
+        QVERIFY(page.resumeRun(runDir));
+        QVERIFY(endedAgain.wait(120000));
+        QCOMPARE(endedAgain.first().at(1).toString(), QStringLiteral("finished"));
+        runs.refresh();
+        QVERIFY(refreshed.wait());
+        QCOMPARE(runs.model()->row(0).state, QStringLiteral("finished"));
+    }
+
+    void runsCompareAndDiff()
+    {
+        const QStringList lines = ui::RunsPage::diffConfigs({{"optimizer", {{"lr", 0.1}, {"epochs", 3}}}},
+                                                            {{"optimizer", {{"lr", 0.01}, {"epochs", 3}}}});
+        QCOMPARE(lines.size(), 1);
+        QVERIFY(lines.first().startsWith(QStringLiteral("optimizer.lr: 0.1")));
+        QCOMPARE(ui::RunsPage::diffConfigs({{"a", 1}}, {{"a", 1}}).size(), 1); // "the same"
+    }
+};
+
+QTEST_MAIN(TestTrainPage)
+#include "test_train_page.moc"

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# lathe-cli train end to end on Fashion-MNIST demo shards: every schedule, the CPU precisions
+# (fp16 refused), every freezing policy, a run killed with kill -9 and resumed, the run folder's
+# files, and its TensorBoard file decoded independently (tests/parity/read_tfevents.py).
+# Usage: cli_train.sh LATHE_CLI
+set -euo pipefail
+CLI=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/assert.sh"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+"$CLI" demo-data "$WORK/images" --per-class 8 --test-per-class 2 >/dev/null
+"$CLI" convert "$WORK/images" "$WORK/shards" >/dev/null
+[ -f "$WORK/shards/dataset.json" ] || fail "no shards"
+
+# Tiny runs: mobilenet_v3_small (small checkpoints) on 32x32 grey images, 80 training images,
+# batch 16, no augmentation; checkpoints at the end only.
+ARCH=mobilenet_v3_small
+BASE=(--data "$WORK/shards" --image-size 32 --batch 16 --seed 1
+      --set model.in_channels=1 --set data.val_split=test --set 'data.augment=[]' --set data.workers=1
+      --set feature_cache.mode=off --set checkpoints.every_epochs=0)
+
+run_ok() { # name, extra args...
+    local name=$1; shift
+    "$CLI" train --out "$WORK/runs/$name" --arch "$ARCH" --epochs "${EPOCHS:-2}" "${BASE[@]}" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
+        fail "train $name: $(tail -3 "$WORK/$name.err")"
+    grep -q '"type":"finished"' "$WORK/runs/$name/metrics.jsonl" || fail "$name: no finished event"
+}
+
+for schedule in constant step multi_step exponential cosine cosine_restarts one_cycle plateau; do
+    extra=()
+    [ "$schedule" == multi_step ] && extra=(--set "schedule.milestones=[1]")
+    [ "$schedule" == step ] && extra=(--set schedule.step_size=1)
+    [ "$schedule" == cosine_restarts ] && extra=(--set schedule.restart_epochs=1)
+    run_ok "schedule-$schedule" --schedule "$schedule" "${extra[@]}"
+done
+echo "schedules ok"
+
+EPOCHS=1 run_ok precision-fp32 --precision fp32
+EPOCHS=1 run_ok precision-bf16 --precision bf16
+if "$CLI" train --out "$WORK/runs/fp16" --arch "$ARCH" "${BASE[@]}" --precision fp16 >/dev/null 2>"$WORK/fp16.err"; then
+    fail "fp16 on CPU was accepted"
+fi
+expect_contains "$(cat "$WORK/fp16.err")" "precision" "fp16 refusal names the field"
+echo "precisions ok"
+
+EPOCHS=1 run_ok freeze-train_all --freeze train_all
+EPOCHS=1 run_ok freeze-head_only --freeze head_only
+EPOCHS=1 run_ok freeze-up_to_stage --freeze up_to_stage --set model.freeze.frozen_stages=2
+ARCH=resnet18 run_ok freeze-cached --freeze head_only --set feature_cache.mode=auto
+grep -q '"feature_cache"' "$WORK/runs/freeze-cached/metrics.jsonl" || fail "feature cache not reported"
+echo "freezing ok"
+
+# The run folder.
+R="$WORK/runs/schedule-cosine"
+for f in config.json metrics.jsonl log.txt checkpoints/last.json checkpoints/last.safetensors; do
+    [ -e "$R/$f" ] || fail "run folder lacks $f"
+done
+ls "$R"/events.out.tfevents.* >/dev/null 2>&1 || fail "no TensorBoard event file"
+# --json: events as JSON lines on stdout, then the summary.
+"$CLI" --json train --out "$WORK/runs/json" --arch "$ARCH" "${BASE[@]}" --epochs 1 >"$WORK/json.out" 2>/dev/null
+tail -1 "$WORK/json.out" | json_get 'd["type"], d["status"]' | grep -q "summary finished" || fail "--json summary"
+grep -q '"type":"epoch"' "$WORK/json.out" || fail "--json epoch events"
+
+# TensorBoard scalars decoded by an independent reader, when it can run here.
+TB=$(ls "$R"/events.out.tfevents.* | head -1)
+set +e
+EVENTS=$(/usr/bin/python3 "$HERE/../parity/read_tfevents.py" "$HERE/../../core/engine/event.proto" "$TB" 2>"$WORK/tb.err")
+rc=$?
+set -e
+if [ $rc -eq 0 ]; then
+    echo "$EVENTS" | json_get 'sorted({e["tag"] for e in d if "tag" in e})' | grep -q "train/loss" ||
+        fail "TensorBoard file lacks train/loss: $EVENTS"
+    echo "tensorboard ok"
+elif [ $rc -eq 2 ]; then
+    echo "SKIP tensorboard decode: $(cat "$WORK/tb.err")"
+else
+    fail "read_tfevents.py: $(cat "$WORK/tb.err")"
+fi
+
+# kill -9 mid-training, then --resume finishes the run.
+K="$WORK/runs/killed"
+"$CLI" train --out "$K" --arch "$ARCH" "${BASE[@]}" --epochs 30 --set checkpoints.every_steps=2 >/dev/null 2>"$WORK/killed.err" &
+PID=$!
+for _ in $(seq 1 600); do
+    ls "$K"/checkpoints/step-*.json >/dev/null 2>&1 && break
+    sleep 0.2
+done
+kill -9 $PID 2>/dev/null || fail "the run ended before it could be killed"
+wait $PID 2>/dev/null || true
+grep -q '"type":"finished"' "$K/metrics.jsonl" && fail "killed run says finished"
+"$CLI" train --out "$K" --resume --epochs 1 >/dev/null 2>"$WORK/resume.err" || fail "resume: $(tail -3 "$WORK/resume.err")"
+grep -q '"type":"resumed"' "$K/metrics.jsonl" || fail "no resumed event"
+grep -q '"type":"finished"' "$K/metrics.jsonl" || fail "resumed run did not finish"
+echo "kill -9 + resume ok"
+
+# SIGINT: cancel, checkpoint, exit 130.
+I="$WORK/runs/interrupted"
+"$CLI" train --out "$I" --arch "$ARCH" "${BASE[@]}" --epochs 30 >/dev/null 2>"$WORK/int.err" &
+PID=$!
+for _ in $(seq 1 600); do
+    grep -q '"type":"step"' "$I/metrics.jsonl" 2>/dev/null && break
+    sleep 0.2
+done
+kill -INT $PID
+set +e
+wait $PID
+rc=$?
+set -e
+expect_eq "$rc" "130" "exit status after SIGINT"
+grep -q '"reason":"cancel"' "$I/metrics.jsonl" || fail "no checkpoint on cancel"
+echo "sigint ok"
+echo "cli_train: all ok"

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# lathe-cli export against independent runtimes: every exported ONNX file (FP32, FP16, INT8 QDQ)
+# runs in ONNX Runtime (npm onnxruntime-node) and matches torchvision (Debian python3-torch)
+# holding the exported safetensors (loaded with strict=True); the TorchScript file loads with
+# torch.jit.load and matches too.
+#   export_onnxruntime.sh LATHE_CLI PEERS_DIR
+set -euo pipefail
+CLI="$1"
+PEERS="$2"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PY=/usr/bin/python3
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "export_onnxruntime: $*" >&2; exit 1; }
+
+# onnxruntime-node carries its CPU library; its install script would only fetch GPU extras.
+export ONNXRUNTIME_NODE_INSTALL=skip
+if ! NODE_PATH="$PEERS/node_modules" node -e "require('onnxruntime-node')" 2>/dev/null; then
+  bash "$ROOT/scripts/install-test-peers.sh" "$PEERS" || fail "could not install npm onnxruntime-node into $PEERS"
+fi
+export NODE_PATH="$PEERS/node_modules"
+
+mkdir "$TMP/photos"
+for f in baboon fruits HappyFish butterfly apple building home aero1; do
+  cp "/usr/share/doc/opencv-doc/examples/data/$f.jpg" "$TMP/photos/"
+done
+
+ARCHES="resnet18 mobilenet_v3_small efficientnet_b0 convnext_tiny"
+# torchvision models whose BatchNorm statistics, layer scales and heads are not the identity-like
+# initial ones (those make every output nearly equal and the comparisons meaningless).
+"$PY" - "$TMP" $ARCHES <<'PYEOF'
+import json, struct, sys
+import torch, torchvision
+torch.set_num_threads(1)
+tmp, arches = sys.argv[1], sys.argv[2:]
+torch.manual_seed(0)
+for arch in arches:
+    model = getattr(torchvision.models, arch)(num_classes=10)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.2); m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5); m.bias.normal_(0, 0.2)
+        for name, p in model.named_parameters():
+            if name.endswith("layer_scale"):
+                p.fill_(0.5)
+        last = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
+        last.weight.normal_(0, 0.05); last.bias.normal_(0, 0.1)
+    header, blobs, offset = {}, [], 0
+    for name, t in model.state_dict().items():
+        t = t.contiguous()
+        b = t.numpy().tobytes()
+        header[name] = {"dtype": {torch.float32: "F32", torch.int64: "I64"}[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b); offset += len(b)
+    h = json.dumps(header).encode()
+    with open(f"{tmp}/{arch}.weights.safetensors", "wb") as f:
+        f.write(struct.pack("<Q", len(h))); f.write(h); f.write(b"".join(blobs))
+PYEOF
+
+for arch in $ARCHES; do
+  "$CLI" --json export --arch "$arch" --weights "$TMP/$arch.weights.safetensors" --image-size 64 \
+    --verify-data "$TMP/photos" --calib-data "$TMP/photos" --calib-images 8 --no-benchmark \
+    --format onnx --format onnx-fp16 --format onnx-int8 --format torchscript --format safetensors \
+    --out "$TMP/$arch" > "$TMP/$arch.report.json" || fail "export of $arch failed: $(cat "$TMP/$arch.report.json")"
+  for f in model.onnx model.fp16.onnx model.int8.onnx model.pt model.safetensors model.json report.json; do
+    [ -f "$TMP/$arch/$f" ] || fail "$arch: $f missing"
+  done
+done
+
+# torchvision with the exported weights: the reference outputs, and TorchScript against them.
+"$PY" - "$TMP" $ARCHES <<'PYEOF'
+import json, struct, sys
+import torch, torchvision
+torch.set_num_threads(1)
+tmp, arches = sys.argv[1], sys.argv[2:]
+DT = {"F32": torch.float32, "I64": torch.int64, "F16": torch.float16}
+
+def read_safetensors(path):
+    data = open(path, "rb").read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = info["data_offsets"]
+        t = torch.frombuffer(bytearray(data[base + b:base + e]), dtype=DT[info["dtype"]])
+        out[name] = t.reshape(info["shape"])
+    return out
+
+for arch in arches:
+    meta = json.load(open(f"{tmp}/{arch}/model.json"))
+    assert meta["arch"] == arch and meta["num_classes"] == 10, meta
+    model = getattr(torchvision.models, arch)(num_classes=10)
+    model.load_state_dict(read_safetensors(f"{tmp}/{arch}/model.safetensors"), strict=True)
+    model.eval()
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 3, 64, 64, generator=g)
+    with torch.no_grad():
+        ref = model(x)
+        ts = torch.jit.load(f"{tmp}/{arch}/model.pt")(x)
+    scale = max(1.0, ref.abs().max().item())
+    d = (ts - ref).abs().max().item()
+    assert d <= 1e-4 * scale, f"{arch}: TorchScript differs from torchvision by {d}"
+    x.numpy().tofile(f"{tmp}/{arch}.input.bin")
+    ref.numpy().tofile(f"{tmp}/{arch}.ref.bin")
+    print(f"{arch}: torchvision strict load ok, TorchScript max|diff| {d:.2e}")
+PYEOF
+
+for arch in $ARCHES; do
+  for f in model.onnx model.fp16.onnx model.int8.onnx; do
+    node "$HERE/ort_run.js" run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.out.bin" > /dev/null \
+      || fail "ONNX Runtime could not run $arch/$f"
+  done
+done
+
+"$PY" - "$TMP" $ARCHES <<'PYEOF'
+import sys
+import numpy as np
+tmp, arches = sys.argv[1], sys.argv[2:]
+# FP32: as tight as float arithmetic allows; FP16: float16 storage; INT8: 8-bit steps on random
+# weights (the accuracy of INT8 on a trained model is the unit test's).
+limits = {"model.onnx": 1e-4, "model.fp16.onnx": 5e-2, "model.int8.onnx": 0.5}
+for arch in arches:
+    ref = np.fromfile(f"{tmp}/{arch}.ref.bin", dtype=np.float32).reshape(4, 10)
+    scale = max(1.0, float(np.abs(ref).max()))
+    for f, limit in limits.items():
+        out = np.fromfile(f"{tmp}/{arch}.{f}.out.bin", dtype=np.float32).reshape(4, 10)
+        assert np.isfinite(out).all(), f"{arch}/{f}: non-finite outputs"
+        d = float(np.abs(out - ref).max())
+        assert ref.std() > 1e-2, f"{arch}: reference outputs nearly constant"
+        corr = float(np.corrcoef(out.ravel(), ref.ravel())[0, 1])
+        print(f"{arch} {f}: ONNX Runtime max|diff| {d:.2e} (scale {scale:.2f}), correlation {corr:.4f}")
+        assert d <= limit * scale, f"{arch}/{f}: ONNX Runtime differs from torchvision by {d}"
+        if f == "model.int8.onnx":
+            assert corr > 0.9, f"{arch}/{f}: INT8 outputs do not follow the float model (correlation {corr})"
+PYEOF
+
+# predict runs an exported file through OpenCV DNN.
+"$CLI" --json predict --model "$TMP/resnet18/model.onnx" --top 3 "$TMP/photos/baboon.jpg" > "$TMP/predict.json" \
+  || fail "predict failed"
+grep -q '"label": "class_' "$TMP/predict.json" || fail "predict printed no labels: $(cat "$TMP/predict.json")"
+echo "export_onnxruntime: ok"

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+namespace lathe::ui {
+
+// A confusion matrix as a heat map painted with QPainter: true classes down the left,
+// predicted classes along the top, a cell's colour its share of the true class's images.
+// Cells show counts or row-normalised shares (setNormalized); hovering shows both; clicking
+// a cell emits cellClicked(trueClass, predictedClass).
+class ConfusionMatrixView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit ConfusionMatrixView(QWidget *parent = nullptr);
+
+    // counts[true][predicted]; rows shorter than classes count as zeros.
+    void setMatrix(const QStringList &classes, const QVector<QVector<qint64>> &counts);
+    void clear() { setMatrix({}, {}); }
+
+    void setNormalized(bool normalized);
+    bool isNormalized() const { return m_normalized; }
+
+    const QStringList &classes() const { return m_classes; }
+    qint64 count(int trueClass, int predictedClass) const;
+    // count / the true class's images (0 for a class without images).
+    double share(int trueClass, int predictedClass) const;
+    qint64 total() const;
+    // The cell's rectangle in widget coordinates (empty when out of range).
+    QRect cellRect(int trueClass, int predictedClass) const;
+    // The cell under pos: {trueClass, predictedClass}, or {-1, -1}.
+    QPoint cellAt(const QPoint &pos) const;
+    // The text a cell shows (tests, accessibility).
+    QString cellText(int trueClass, int predictedClass) const;
+    int selectedTrue() const { return m_selected.x(); }
+    int selectedPredicted() const { return m_selected.y(); }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    void cellClicked(int trueClass, int predictedClass);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    void updateLayout();
+    QString toolTipFor(int trueClass, int predictedClass) const;
+
+    QStringList m_classes;
+    QVector<QVector<qint64>> m_counts;
+    QVector<qint64> m_rowTotals;
+    bool m_normalized = false;
+    QPoint m_hover{-1, -1};
+    QPoint m_selected{-1, -1};
+    // Layout, recomputed on resize and on new data.
+    QRect m_grid;
+    double m_cell = 0;
+    int m_leftLabels = 0;
+    int m_topLabels = 0;
+};
+
+} // namespace lathe::ui

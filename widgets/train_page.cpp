@@ -1,0 +1,469 @@
+#include "train_page.h"
+
+#include "augmentation_editor.h"
+#include "augmentation_preview_grid.h"
+#include "background_task.h"
+#include "engine_error.h"
+#include "job_manager.h"
+#include "lr_schedule_preview.h"
+#include "project.h"
+#include "run_config.h"
+#include "run_config_form.h"
+#include "run_folder.h"
+#include "shard_manifest.h"
+#include "train_job.h"
+#include "training_curves.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+namespace lathe::ui {
+namespace {
+
+const QString kDatasetKey = QStringLiteral("train.dataset");
+const QString kImageSizeKey = QStringLiteral("train.image_size");
+const QString kAugmentKey = QStringLiteral("train.augment");
+const QString kConfigKey = QStringLiteral("train.config");
+
+// The sections of the run config this page's forms edit (data and model have their own controls).
+const QStringList kFormSections = {QStringLiteral("optimizer"), QStringLiteral("schedule"), QStringLiteral("loss"),
+                                   QStringLiteral("run"), QStringLiteral("checkpoints"), QStringLiteral("early_stopping"),
+                                   QStringLiteral("ema"), QStringLiteral("feature_cache"), QStringLiteral("data")};
+
+QString formatDuration(double seconds)
+{
+    const qint64 s = qint64(seconds + 0.5);
+    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
+                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+} // namespace
+
+TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
+    : QWidget(parent)
+    , m_jobs(jobs)
+    , m_tabs(new QTabWidget(this))
+    , m_dataset(new QComboBox(this))
+    , m_imageSize(new QSpinBox(this))
+    , m_editor(new AugmentationEditor(this))
+    , m_preview(new AugmentationPreviewGrid(this))
+    , m_form(new RunConfigForm(kFormSections, this))
+    , m_lrPreview(new LrSchedulePreview(this))
+    , m_curves(new TrainingCurves(this))
+    , m_start(new QPushButton(tr("Start"), this))
+    , m_pause(new QPushButton(tr("Pause"), this))
+    , m_stop(new QPushButton(tr("Stop"), this))
+    , m_status(new QLabel(this))
+    , m_metrics(new QLabel(this))
+    , m_log(new QPlainTextEdit(this))
+{
+    auto *heading = new QLabel(tr("Train"), this);
+    heading->setObjectName(QStringLiteral("pageTitle"));
+    m_start->setObjectName(QStringLiteral("startButton"));
+    m_start->setToolTip(tr("Check the settings, then train the model chosen on the Model page in a new run folder."));
+    m_pause->setToolTip(tr("Pause between two optimizer steps; press again to continue."));
+    m_stop->setToolTip(tr("Stop after the current step. A checkpoint is written first, so the run can be resumed "
+                          "from the Runs page."));
+    m_status->setObjectName(QStringLiteral("trainStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_metrics->setObjectName(QStringLiteral("trainMetrics"));
+    m_metrics->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(500);
+    m_log->setMaximumHeight(120);
+
+    m_dataset->setObjectName(QStringLiteral("trainDataset"));
+    m_dataset->setToolTip(tr("A dataset converted to shards on the Data page."));
+    m_imageSize->setRange(0, 1024);
+    m_imageSize->setSingleStep(16);
+    m_imageSize->setSpecialValueText(tr("backbone default"));
+    m_imageSize->setSuffix(tr(" px"));
+    m_imageSize->setToolTip(tr("Side of the square images the model is trained on; the lowest value uses the "
+                               "backbone's default (224 for most)."));
+
+    auto *data = new QGroupBox(tr("Data"), this);
+    auto *dataForm = new QFormLayout(data);
+    dataForm->addRow(tr("Shards:"), m_dataset);
+    dataForm->addRow(tr("Image size:"), m_imageSize);
+
+    auto *augment = new QGroupBox(tr("Augmentation"), this);
+    auto *augmentLayout = new QHBoxLayout(augment);
+    augmentLayout->addWidget(m_editor, 2);
+    augmentLayout->addWidget(m_preview, 3);
+
+    auto *schedule = new QGroupBox(tr("Learning rate over the run"), this);
+    auto *scheduleLayout = new QVBoxLayout(schedule);
+    scheduleLayout->addWidget(m_lrPreview);
+
+    auto *setup = new QWidget(this);
+    auto *setupLayout = new QVBoxLayout(setup);
+    setupLayout->addWidget(data);
+    setupLayout->addWidget(augment);
+    setupLayout->addWidget(m_form);
+    setupLayout->addWidget(schedule);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(setup);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+
+    auto *live = new QWidget(this);
+    auto *liveLayout = new QVBoxLayout(live);
+    liveLayout->addWidget(m_metrics);
+    liveLayout->addWidget(m_curves, 1);
+    liveLayout->addWidget(m_log);
+
+    m_tabs->addTab(scroll, tr("Setup"));
+    m_tabs->addTab(live, tr("Live"));
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(heading);
+    buttons->addStretch(1);
+    buttons->addWidget(m_start);
+    buttons->addWidget(m_pause);
+    buttons->addWidget(m_stop);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(24, 16, 24, 16);
+    layout->addLayout(buttons);
+    layout->addWidget(m_status);
+    layout->addWidget(m_tabs, 1);
+
+    m_preview->setSteps(m_editor->steps());
+    connect(m_editor, &AugmentationEditor::stepsChanged, this, [this](const nlohmann::json &steps) {
+        m_preview->setSteps(steps);
+        save();
+    });
+    connect(m_imageSize, &QSpinBox::valueChanged, this, [this](int size) {
+        m_preview->setImageSize(size > 0 ? size : 224);
+        save();
+    });
+    connect(m_form, &RunConfigForm::valuesChanged, this, [this] {
+        updatePreview();
+        save();
+    });
+    connect(m_dataset, &QComboBox::currentIndexChanged, this, &TrainPage::datasetChosen);
+    connect(m_start, &QPushButton::clicked, this, &TrainPage::startRun);
+    connect(m_pause, &QPushButton::clicked, this, [this] {
+        if (!m_job)
+            return;
+        if (m_job->isPaused())
+            m_job->resumeRun();
+        else
+            m_job->pause();
+        updateButtons();
+    });
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        if (m_job)
+            m_job->requestCancel();
+        m_status->setText(tr("Stopping after the current step…"));
+    });
+    setProject(nullptr);
+}
+
+void TrainPage::setModelSpecProvider(std::function<engine::ModelSpec()> provider)
+{
+    m_modelSpec = std::move(provider);
+}
+
+void TrainPage::setProject(workspace::Project *project)
+{
+    m_project = project;
+    m_restoring = true;
+    if (project) {
+        m_imageSize->setValue(project->meta(kImageSizeKey, QStringLiteral("0")).toInt());
+        const nlohmann::json saved = nlohmann::json::parse(project->meta(kAugmentKey).toStdString(), nullptr, false);
+        if (saved.is_array())
+            m_editor->setSteps(saved);
+        const nlohmann::json config = nlohmann::json::parse(project->meta(kConfigKey).toStdString(), nullptr, false);
+        if (config.is_object())
+            m_form->setValues(config);
+    }
+    m_restoring = false;
+    updateButtons();
+    refreshDatasets();
+}
+
+void TrainPage::refreshDatasets()
+{
+    const int generation = ++m_listGeneration;
+    if (!m_project) {
+        m_dataset->clear();
+        m_preview->setDataset({});
+        return;
+    }
+    const QString datasetsDir = m_project->datasetsDir();
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [datasetsDir]() -> QVariant {
+            QStringList folders;
+            const QDir dir(datasetsDir);
+            for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+                if (QFileInfo::exists(dir.filePath(name) + QLatin1Char('/') + ShardManifest::fileName()))
+                    folders.append(dir.filePath(name));
+            return folders;
+        },
+        [this, generation](const QVariant &result) {
+            if (generation != m_listGeneration || !m_project)
+                return;
+            const QString saved = m_project->meta(kDatasetKey);
+            m_restoring = true;
+            m_dataset->clear();
+            for (const QString &folder : result.toStringList())
+                m_dataset->addItem(QFileInfo(folder).fileName(), folder);
+            const int index = m_dataset->findData(saved);
+            m_dataset->setCurrentIndex(index >= 0 ? index : m_dataset->count() - 1);
+            m_restoring = false;
+            datasetChosen();
+            Q_EMIT datasetsListed();
+        });
+}
+
+void TrainPage::datasetChosen()
+{
+    if (m_restoring)
+        return;
+    const QString folder = m_dataset->currentData().toString();
+    m_preview->setDataset(folder);
+    save();
+    Q_EMIT datasetChanged(folder);
+    m_trainImages = 0;
+    updatePreview();
+    if (folder.isEmpty())
+        return;
+    const QString manifest = QDir(folder).filePath(ShardManifest::fileName());
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [manifest]() -> QVariant { return ShardManifest::read(manifest).splitRecords(QStringLiteral("train")); },
+        [this, folder](const QVariant &records) {
+            if (folder != m_dataset->currentData().toString())
+                return;
+            m_trainImages = records.toLongLong();
+            updatePreview();
+        });
+}
+
+void TrainPage::updatePreview()
+{
+    m_lrPreview->setConfig(runConfig(), m_trainImages);
+}
+
+void TrainPage::save()
+{
+    if (!m_project || m_restoring)
+        return;
+    m_project->setMeta(kDatasetKey, m_dataset->currentData().toString());
+    m_project->setMeta(kImageSizeKey, QString::number(m_imageSize->value()));
+    m_project->setMeta(kAugmentKey, QString::fromStdString(m_editor->steps().dump()));
+    m_project->setMeta(kConfigKey, QString::fromStdString(m_form->values().dump()));
+}
+
+nlohmann::json TrainPage::runConfig() const
+{
+    engine::RunConfig base;
+    if (m_modelSpec)
+        base.model = m_modelSpec();
+    nlohmann::json config = engine::runConfigToJson(base);
+    config.merge_patch(m_form->values());
+    config["data"]["shards"] = m_dataset->currentData().toString().toStdString();
+    config["data"]["image_size"] = m_imageSize->value();
+    config["data"]["augment"] = m_editor->steps();
+    return config;
+}
+
+QString TrainPage::preflight() const
+{
+    if (!m_project)
+        return tr("Open a project first.");
+    if (m_job)
+        return tr("A run is already going on.");
+    const QString shards = m_dataset->currentData().toString();
+    if (shards.isEmpty())
+        return tr("Convert a dataset to shards on the Data page first.");
+    if (!QFileInfo::exists(QDir(shards).filePath(ShardManifest::fileName())))
+        return tr("%1 holds no dataset.json: convert the dataset again.").arg(QDir::toNativeSeparators(shards));
+    try {
+        const engine::RunConfig config = engine::parseRunConfig(runConfig());
+        engine::validateRunConfig(config);
+        if (!config.model.weightsPath.empty() && !QFileInfo::exists(QString::fromStdString(config.model.weightsPath)))
+            return tr("The weights file %1 is not there: download it on the Model page, or choose another source.")
+                .arg(QString::fromStdString(config.model.weightsPath));
+    } catch (const engine::EngineError &e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+bool TrainPage::startRun()
+{
+    const QString problem = preflight();
+    if (!problem.isEmpty()) {
+        m_status->setText(tr("Cannot start: %1").arg(problem));
+        return false;
+    }
+    const nlohmann::json config = runConfig();
+    const QString arch = QString::fromStdString(config["model"].value("arch", std::string("model")));
+    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') + arch;
+    startJob(QDir(m_project->runsDir()).filePath(name), false, config);
+    return true;
+}
+
+bool TrainPage::resumeRun(const QString &runDir)
+{
+    if (m_job || !m_jobs)
+        return false;
+    startJob(runDir, true, {});
+    // The curve so far, from the run folder, in front of what the resumed run adds.
+    const std::string dir = runDir.toStdString();
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [dir]() -> QVariant {
+            QList<QJsonObject> events;
+            for (const nlohmann::json &event : engine::readMetrics(dir))
+                events.append(QJsonDocument::fromJson(QByteArray::fromStdString(event.dump())).object());
+            return QVariant::fromValue(events);
+        },
+        [this, runDir](const QVariant &events) {
+            if (runDir == m_runDir)
+                m_curves->addEvents(events.value<QList<QJsonObject>>());
+        });
+    return true;
+}
+
+void TrainPage::applyConfig(const nlohmann::json &config)
+{
+    m_form->setValues(config);
+    if (config.contains("data")) {
+        const nlohmann::json &data = config["data"];
+        if (data.contains("augment"))
+            m_editor->setSteps(data["augment"]);
+        if (data.contains("image_size") && data["image_size"].is_number_integer())
+            m_imageSize->setValue(data["image_size"].get<int>());
+    }
+    m_tabs->setCurrentIndex(0);
+}
+
+void TrainPage::startJob(const QString &runDir, bool resume, const nlohmann::json &config)
+{
+    workspace::TrainJob::Params params;
+    params.runDir = runDir;
+    params.resume = resume;
+    if (!resume) {
+        params.config = engine::parseRunConfig(config);
+        m_totalSteps = 0;
+    }
+    auto *job = new workspace::TrainJob(params);
+    m_job = job;
+    m_runDir = runDir;
+    m_runStarted = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    m_curves->clear();
+    m_log->clear();
+    m_metrics->clear();
+    connect(job, &workspace::TrainJob::eventsAvailable, this, &TrainPage::takeEvents, Qt::QueuedConnection);
+    connect(job, &workspace::Job::finished, this, [this] { jobEnded(QStringLiteral("finished"), {}); });
+    connect(job, &workspace::Job::failed, this, [this](const QString &message) { jobEnded(QStringLiteral("failed"), message); });
+    connect(job, &workspace::Job::cancelled, this, [this] { jobEnded(QStringLiteral("cancelled"), {}); });
+    connect(job, &workspace::TrainJob::pausedChanged, this, &TrainPage::updateButtons);
+    m_status->setText(resume ? tr("Resuming %1…").arg(QDir::toNativeSeparators(runDir))
+                             : tr("Starting %1…").arg(QDir::toNativeSeparators(runDir)));
+    m_tabs->setCurrentIndex(1);
+    m_jobs->start(job);
+    updateButtons();
+    Q_EMIT runStarted(runDir);
+}
+
+void TrainPage::takeEvents()
+{
+    if (!m_job)
+        return;
+    const QList<QJsonObject> events = m_job->takeEvents();
+    m_curves->addEvents(events);
+    const QLocale locale;
+    for (const QJsonObject &event : events) {
+        const QString type = event.value(QStringLiteral("type")).toString();
+        const qint64 step = event.value(QStringLiteral("step")).toVariant().toLongLong();
+        const int epoch = event.value(QStringLiteral("epoch")).toInt();
+        if (type == QLatin1String("step")) {
+            const qint64 total = event.value(QStringLiteral("total_steps")).toVariant().toLongLong();
+            if (total > 0)
+                m_totalSteps = total;
+            const double elapsed = QDateTime::currentMSecsSinceEpoch() / 1000.0 - m_runStarted;
+            QString eta;
+            if (m_totalSteps > 0 && step > 0)
+                eta = tr(", about %1 left").arg(formatDuration(elapsed * double(m_totalSteps - step) / double(step)));
+            m_status->setText(tr("Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6")
+                                  .arg(epoch + 1)
+                                  .arg(locale.toString(step))
+                                  .arg(event.value(QStringLiteral("loss")).toDouble(), 0, 'f', 4)
+                                  .arg(locale.toString(event.value(QStringLiteral("images_per_s")).toDouble(), 'f', 0))
+                                  .arg(locale.toString(100 * event.value(QStringLiteral("input_wait_fraction")).toDouble(), 'f', 1))
+                                  .arg(eta));
+        } else if (type == QLatin1String("epoch")) {
+            QStringList parts;
+            parts << tr("Epoch %1").arg(epoch + 1);
+            const auto add = [&](const char *key, const QString &label, double scale, int decimals) {
+                const QJsonValue v = event.value(QLatin1String(key));
+                if (v.isDouble())
+                    parts << label.arg(locale.toString(scale * v.toDouble(), 'f', decimals));
+            };
+            add("train_loss", tr("train loss %1"), 1, 4);
+            add("val_loss", tr("validation loss %1"), 1, 4);
+            add("train_top1", tr("train top-1 %1 %"), 100, 2);
+            add("val_top1", tr("validation top-1 %1 %"), 100, 2);
+            add("val_top5", tr("top-5 %1 %"), 100, 2);
+            m_metrics->setText(parts.join(QStringLiteral(" · ")));
+        } else if (type == QLatin1String("log") || type == QLatin1String("checkpoint") || type == QLatin1String("resumed") ||
+                   type == QLatin1String("overflow_skipped") || type == QLatin1String("failed")) {
+            QJsonObject rest = event;
+            rest.remove(QStringLiteral("type"));
+            rest.remove(QStringLiteral("time"));
+            const QString message = rest.value(QStringLiteral("message")).toString();
+            m_log->appendPlainText(QStringLiteral("%1: %2").arg(type, message.isEmpty()
+                                                                          ? QString::fromUtf8(QJsonDocument(rest).toJson(QJsonDocument::Compact))
+                                                                          : message));
+        }
+    }
+}
+
+void TrainPage::jobEnded(const QString &state, const QString &message)
+{
+    takeEvents();
+    const QString runDir = m_runDir;
+    m_job = nullptr;
+    if (state == QLatin1String("finished"))
+        m_status->setText(tr("Finished: %1").arg(QDir::toNativeSeparators(runDir)));
+    else if (state == QLatin1String("cancelled"))
+        m_status->setText(tr("Stopped; a checkpoint was written, resume it from the Runs page: %1")
+                              .arg(QDir::toNativeSeparators(runDir)));
+    else
+        m_status->setText(tr("The run failed: %1").arg(message));
+    updateButtons();
+    Q_EMIT runEnded(runDir, state);
+}
+
+void TrainPage::updateButtons()
+{
+    const bool running = m_job != nullptr;
+    m_start->setEnabled(!running && m_project != nullptr);
+    m_pause->setEnabled(running);
+    m_stop->setEnabled(running);
+    m_pause->setText(running && m_job->isPaused() ? tr("Resume") : tr("Pause"));
+}
+
+} // namespace lathe::ui
