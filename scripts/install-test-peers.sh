@@ -10,4 +10,5 @@ if [ -d "$DEST/node_modules/tfrecord" ] && cmp -s "$ROOT/tests/peers/package-loc
 fi
 command -v npm >/dev/null || { echo "install-test-peers: npm not found (install nodejs and npm)" >&2; exit 1; }
 cp "$ROOT/tests/peers/package.json" "$ROOT/tests/peers/package-lock.json" "$DEST/"
-(cd "$DEST" && npm ci --no-audit --no-fund --loglevel=error)
+# onnxruntime-node: its CPU runtime ships inside the package; skip the optional GPU download.
+(cd "$DEST" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error)

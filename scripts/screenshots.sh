@@ -45,3 +45,14 @@ shot data-class-balance light "" "mousemove 309 168 click 1" "$TMP/demo/project"
 shot data-rejected-files light "" "mousemove 420 168 click 1" "$TMP/demo/project"
 # Convert to Shards… with the dialog's defaults; the page then shows the shards.
 shot data-shards light "" "mousemove 687 88 click 1 sleep 2 mousemove 772 497 click 1 sleep 8" "$TMP/demo/project"
+# The model, training, runs and evaluation pages on the converted demo shards, after a short
+# training run from lathe-cli into the project's runs folder (the run folder is the contract).
+shot model light "" "mousemove 40 83 click 1 sleep 4" "$TMP/demo/project"
+shot train light "" "mousemove 40 121 click 1 sleep 8" "$TMP/demo/project"
+shards=$(ls -d "$TMP/demo/project/datasets/"*/ | head -1)
+"$BUILD/app/lathe-cli" train --data "$shards" --out "$TMP/demo/project/runs/demo-mobilenet" --arch mobilenet_v3_small \
+  --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule cosine >/dev/null 2>&1
+"$BUILD/app/lathe-cli" train --data "$shards" --out "$TMP/demo/project/runs/demo-resnet18" --arch resnet18 \
+  --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule constant >/dev/null 2>&1
+shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
+shot evaluate light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"

@@ -232,8 +232,13 @@ void addPredict(CLI::App &app, CliContext &context)
                 break;
             }
         if (inputs) {
+            // Folders are inputs too: the existing-file check gives way to an existing-path one.
             try {
-                inputs->get_validator("FILE")->active(false); // folders are inputs too
+                for (int i = 0;; ++i) {
+                    CLI::Validator *v = inputs->get_validator(i);
+                    if (v->get_description() == "FILE")
+                        v->active(false);
+                }
             } catch (const CLI::OptionNotFound &) {
             }
             inputs->check(CLI::ExistingPath);

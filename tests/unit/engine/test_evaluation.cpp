@@ -493,15 +493,43 @@ TEST_F(EvaluationRunTest, TestTimeAugmentationAveragesTheViews)
         EXPECT_NEAR(p.topProbs[0] + p.topProbs[1], 1.0, 1e-5);
     }
 
-    // Five crops of the resize square and their mirrors: ten views, each still seeing its square.
+    // Five crops of the resize square (corners and center, as torchvision's FiveCrop) and their
+    // mirrors: ten views, checked against the same crops made here.
     o.ttaCrops = 5;
     const engine::EvalResult five = engine::evaluate(o);
     EXPECT_EQ(five.metrics["tta_views"].get<int>(), 10);
     EXPECT_EQ(five.metrics["count"].get<int>(), 16);
     EXPECT_EQ(five.metrics["top1"].get<double>(), 1.0);
     EXPECT_EQ(five.metrics["resize_size"].get<int>(), 73);
-    for (std::size_t i = 0; i < five.predictions.size(); ++i)
-        EXPECT_NE(five.predictions[i].topProbs[0], r.predictions[i].topProbs[0]) << "the views must differ";
+    engine::TransformOptions squareOptions = m.transform;
+    squareOptions.imageSize = 73; // resize the short side to 73, keep the 73 x 73 center
+    const engine::SampleTransform square(squareOptions);
+    engine::ShardDataset data(s_shards);
+    const auto order = data.epochOrder("val", 0, 0, 0, 1, false);
+    std::mt19937_64 rng(0);
+    std::vector<std::size_t> records;
+    std::vector<torch::Tensor> views;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const engine::ImageExample e = data.read(order[i]);
+        if (e.label != 1)
+            continue; // dark images give the same probabilities in every view
+        torch::Tensor x = torch::empty({1, 3, 73, 73});
+        square.apply(reinterpret_cast<const std::uint8_t *>(e.encoded.data()), e.encoded.size(), rng, x.data_ptr());
+        for (const auto &[top, left] : std::vector<std::pair<int, int>>{{0, 0}, {0, 9}, {9, 0}, {9, 9}, {4, 4}}) {
+            const torch::Tensor crop = x.narrow(2, top, kSize).narrow(3, left, kSize);
+            views.push_back(crop);
+            views.push_back(crop.flip({3}));
+        }
+        records.push_back(i);
+    }
+    ASSERT_EQ(records.size(), 8u);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor tenViews = torch::softmax(m.classifier->forward(torch::cat(views)), 1).view({8, 10, 2}).mean(1);
+    for (std::size_t j = 0; j < records.size(); ++j) {
+        const engine::Prediction &p = five.predictions[records[j]];
+        EXPECT_NEAR(p.topProbs[0], tenViews[std::int64_t(j)][p.topClasses[0]].item<float>(), 1e-5);
+        EXPECT_NE(p.topProbs[0], r.predictions[records[j]].topProbs[0]) << "the views must differ";
+    }
 }
 
 TEST_F(EvaluationRunTest, GradCamHighlightsTheSquare)
@@ -648,6 +676,33 @@ TEST_F(EvaluationRunTest, HostileRunsAndDatasets)
     o.checkpoint = "step-7";
     EXPECT_NE(test::errorOf([&] { engine::evaluate(o); }).find("step-7"), std::string::npos);
 
+    // A corrupt record (a flipped byte: its CRC fails) is left out and reported; the rest count.
+    {
+        const fs::path copy = m_tmp.path() / "corrupt-shards";
+        fs::copy(s_shards, copy);
+        engine::ShardDataset data(copy.string());
+        const engine::RecordRef ref = data.epochOrder("val", 0, 0, 0, 1, false).at(3);
+        const fs::path shard = copy / data.manifest().shards.at(ref.shard).file;
+        std::fstream f(shard, std::ios::in | std::ios::out | std::ios::binary);
+        const auto at = std::streamoff(ref.entry.offset + ref.entry.size / 2);
+        f.seekg(at);
+        const char byte = char(f.get());
+        f.seekp(at);
+        f.put(char(byte ^ 0x5a));
+        f.close();
+        engine::EvalOptions c = o;
+        c.checkpoint = "last";
+        c.dataDir = copy.string();
+        const engine::EvalResult r = engine::evaluate(c);
+        EXPECT_EQ(r.metrics["count"].get<int>(), 15);
+        EXPECT_EQ(r.metrics["skipped"].get<int>(), 1);
+        ASSERT_EQ(r.metrics["errors"].size(), 1u);
+        EXPECT_NE(r.metrics["errors"][0].get<std::string>().find(shard.filename().string()), std::string::npos)
+            << r.metrics["errors"][0];
+        for (const engine::Prediction &p : r.predictions)
+            EXPECT_NE(p.record, 3u);
+    }
+
     // Weights of another architecture.
     o.checkpoint = m_tmp.file("other.safetensors");
     {
@@ -678,6 +733,7 @@ TEST_F(EvaluationRunTest, HostileRunsAndDatasets)
 TEST_F(EvaluationRunTest, MatchesTheTrainersValidation)
 {
     engine::RunConfig c = runConfig();
+    c.model.arch = "mobilenet_v3_small"; // small checkpoints: the run writes three
     c.model.head.numClasses = 0;
     c.data.imageSize = 32;
     c.optimizer.name = "adamw";
