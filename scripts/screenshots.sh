@@ -54,5 +54,6 @@ shards=$(ls -d "$TMP/demo/project/datasets/"*/ | head -1)
   --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule cosine >/dev/null 2>&1
 "$BUILD/app/lathe-cli" train --data "$shards" --out "$TMP/demo/project/runs/demo-resnet18" --arch resnet18 \
   --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule constant >/dev/null 2>&1
-shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
+# The runs screenshot is not kept yet: the demo has no validation split, so its curves are empty.
+# shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
 shot evaluate light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"

@@ -551,6 +551,9 @@ RunInfo readRunInfo(const std::string &runDir)
     info.bestCheckpointStep = sidecarStep((checkpoints / "best.json").string(), &best);
     info.lastCheckpointStep = sidecarStep((checkpoints / "last.json").string());
     if (!info.bestValue && info.bestCheckpointStep >= 0) {
+        // The trainer may have kept best by another metric (e.g. no validation split): say which.
+        if (best.contains("best_metric") && best["best_metric"].is_string())
+            info.bestMetric = best["best_metric"].get<std::string>();
         info.bestValue = numberAt(best, "best_value");
         info.bestEpoch = integerAt(best, "epoch").value_or(-1);
         info.bestStep = info.bestCheckpointStep;
