@@ -15,4 +15,6 @@ if grep -q "Qt6_DIR:PATH=/" "$BUILD/CMakeCache.txt"; then echo "FAIL: Qt 6 was f
 [ ! -e "$BUILD/app/lathe" ] || { echo "FAIL: the GUI was built" >&2; exit 1; }
 "$BUILD/app/lathe-cli" --version
 if "$BUILD/app/lathe-cli" --help | grep -q "project"; then echo "FAIL: workspace verbs in an engine-only build" >&2; exit 1; fi
-ctest --test-dir "$BUILD" --output-on-failure -j2
+# The long end-to-end checks (torchvision parity, training runs, ONNX Runtime) already run in
+# the main build against the same engine sources; here the unit tests and the CLI basics.
+ctest --test-dir "$BUILD" --output-on-failure -j2 -E "model_parity|cli_train|export_onnxruntime"
