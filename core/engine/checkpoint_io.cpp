@@ -69,23 +69,6 @@ bool isTempName(const std::string &name)
     return name.find(".tmp-") != std::string::npos;
 }
 
-std::string readSmallFile(const std::string &path, std::uintmax_t limit)
-{
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec)
-        throw EngineError(path + ": cannot read (" + ec.message() + ")");
-    if (size > limit)
-        throw EngineError(path + ": too large (" + std::to_string(size) + " bytes, at most " + std::to_string(limit) + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw EngineError(path + ": cannot open");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
-}
-
 std::string sha256OfFile(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);

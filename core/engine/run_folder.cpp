@@ -91,24 +91,6 @@ void writeFileAtomically(const std::string &path, const std::string &bytes)
     syncFolder(folder.empty() ? fs::path(".") : folder);
 }
 
-// Reads a whole small file (config.json, best.json); refuses absurd sizes.
-std::string readSmallFile(const std::string &path, std::uintmax_t limit)
-{
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec)
-        throw EngineError(path + ": cannot read (" + ec.message() + ")");
-    if (size > limit)
-        throw EngineError(path + ": too large (" + std::to_string(size) + " bytes, at most " + std::to_string(limit) + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw EngineError(path + ": cannot open");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
-}
-
 nlohmann::json readConfigFile(const std::string &path)
 {
     if (!fs::exists(path))
@@ -233,6 +215,24 @@ std::uintmax_t cutTruncatedLine(const std::string &path)
 }
 
 } // namespace
+
+std::string readSmallFile(const std::string &path, std::uintmax_t limit)
+{
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        throw EngineError(path + ": cannot read (" + ec.message() + ")");
+    if (size > limit)
+        throw EngineError(path + ": too large (" + std::to_string(size) + " bytes, at most " + std::to_string(limit) + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw EngineError(path + ": cannot open");
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
 
 struct RunFolder::Impl
 {

@@ -69,6 +69,10 @@ private:
 // EngineError naming the file and the line number, as is a line over 1 MiB.
 std::vector<nlohmann::json> readMetrics(const std::string &runDir);
 
+// A whole small file (config.json, a checkpoint sidecar); EngineError naming the file when it
+// cannot be read or is larger than limit bytes.
+std::string readSmallFile(const std::string &path, std::uintmax_t limit);
+
 // A run at a glance (the Runs page).
 struct RunInfo
 {
