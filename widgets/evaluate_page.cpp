@@ -11,6 +11,7 @@
 #include "grad_cam_view.h"
 #include "job_manager.h"
 #include "prediction_gallery_model.h"
+#include "project_runs.h"
 #include "project.h"
 #include "run_folder.h"
 #include "shard_converter.h"
@@ -43,6 +44,8 @@
 #include <QTableView>
 #include <QThreadPool>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace lathe::ui {
 namespace {
@@ -354,12 +357,8 @@ void EvaluatePage::refreshRuns()
         QThreadPool::globalInstance(), this,
         [runsDir]() -> QVariant {
             QList<RunEntry> runs;
-            const QDir dir(runsDir);
-            for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-                const QString path = QDir::cleanPath(dir.absoluteFilePath(name));
-                if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("config.json"))))
-                    continue;
-                RunEntry entry{path, name, {}, {}};
+            for (const QString &path : listRunFolders(runsDir)) {
+                RunEntry entry{path, QFileInfo(path).fileName(), {}, {}};
                 try {
                     const engine::RunInfo info = engine::readRunInfo(path.toStdString());
                     entry.arch = QString::fromStdString(info.arch);
@@ -390,6 +389,7 @@ void EvaluatePage::refreshRuns()
                 clearEvaluation(tr("No runs yet: train one on the Train page, then evaluate it here."));
             else
                 selectionChanged();
+            applyPendingCheckpoint();
             Q_EMIT runsLoaded();
         },
         [this](const QString &message) { showStatus(tr("Cannot list the runs: %1").arg(message)); });
@@ -410,6 +410,35 @@ bool EvaluatePage::selectRun(const QString &runDir)
         return false;
     m_runCombo->setCurrentIndex(index);
     return true;
+}
+
+void EvaluatePage::selectCheckpoint(const QString &runDir, const QString &checkpoint)
+{
+    m_pendingRun = QDir::cleanPath(QDir(runDir).absolutePath());
+    m_pendingCheckpoint = checkpoint;
+    if (m_runCombo->findData(m_pendingRun) >= 0)
+        applyPendingCheckpoint();
+    else
+        refreshRuns(); // a run that ended after the last listing
+}
+
+void EvaluatePage::applyPendingCheckpoint()
+{
+    if (m_pendingRun.isEmpty())
+        return;
+    const QString run = std::exchange(m_pendingRun, QString());
+    const QString checkpoint = std::exchange(m_pendingCheckpoint, QString());
+    if (!selectRun(run)) {
+        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
+        return;
+    }
+    int at = m_checkpointCombo->findData(checkpoint);
+    if (at < 0 && !checkpoint.isEmpty()) { // a checkpoint file: offered as given
+        m_checkpointCombo->addItem(QFileInfo(checkpoint).completeBaseName(), checkpoint);
+        at = m_checkpointCombo->count() - 1;
+    }
+    if (at >= 0)
+        m_checkpointCombo->setCurrentIndex(at);
 }
 
 QString EvaluatePage::currentRun() const

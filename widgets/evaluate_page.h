@@ -54,6 +54,9 @@ public:
     void refreshRuns();
     QStringList runs() const;
     bool selectRun(const QString &runDir);
+    // Selects a run and one of its checkpoints ("best", "last" or a checkpoint file, e.g. from
+    // the Runs page), listing the runs again first when the run is new to the page.
+    void selectCheckpoint(const QString &runDir, const QString &checkpoint);
     QString currentRun() const;
     QString currentCheckpoint() const; // "best" or "last"
     QString currentSplit() const;
@@ -127,6 +130,7 @@ private:
     void lookUpStored();
     void showEvaluation(const workspace::StoredEvaluation &evaluation);
     void clearEvaluation(const QString &message);
+    void applyPendingCheckpoint();
     void updateButtons();
     void galleryCurrentChanged();
     void requestGradCam(int classIndex);
@@ -148,6 +152,8 @@ private:
     bool m_evaluating = false;
     bool m_predicting = false;
     quint64 m_runsGeneration = 0;
+    QString m_pendingRun; // selectCheckpoint before the runs were listed
+    QString m_pendingCheckpoint;
     quint64 m_lookupGeneration = 0;
     quint64 m_imageGeneration = 0;
     int m_shownRow = -1;

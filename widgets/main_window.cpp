@@ -4,11 +4,11 @@
 #include "data_page.h"
 #include "demo_project_job.h"
 #include "evaluate_page.h"
+#include "export_page.h"
 #include "job_manager.h"
 #include "jobs_panel.h"
 #include "new_project_dialog.h"
 #include "model_page.h"
-#include "placeholder_page.h"
 #include "runs_page.h"
 #include "train_page.h"
 #include "project.h"
@@ -116,14 +116,18 @@ void MainWindow::buildPages()
         m_trainPage->applyConfig(config);
         showPage(TrainPage);
     });
-    const QList<QPair<QString, QString>> pages = {
-        {tr("Export"), tr("One-click export to ONNX (FP32, FP16, INT8), TorchScript and safetensors, each "
-                          "verified in an independent runtime.")},
-    };
-    for (const auto &[title, willHold] : pages) {
-        m_pageList->addItem(title);
-        m_pages->addWidget(new PlaceholderPage(title, willHold, m_pages));
-    }
+    m_exportPage = new ui::ExportPage(m_jobs, m_pages);
+    m_pageList->addItem(tr("Export"));
+    m_pages->addWidget(m_exportPage);
+    connect(m_trainPage, &ui::TrainPage::runEnded, m_exportPage, &ui::ExportPage::refreshRuns);
+    connect(m_runsPage, &ui::RunsPage::evaluateCheckpointRequested, this, [this](const QString &runDir, const QString &file) {
+        m_evaluatePage->selectCheckpoint(runDir, file);
+        showPage(EvaluatePage);
+    });
+    connect(m_runsPage, &ui::RunsPage::exportCheckpointRequested, this, [this](const QString &runDir, const QString &file) {
+        m_exportPage->selectCheckpoint(runDir, file);
+        showPage(ExportPage);
+    });
     connect(m_pageList, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
     m_pageList->setCurrentRow(0);
 
@@ -287,6 +291,7 @@ void MainWindow::setPagesProject(Project *project)
     m_trainPage->setProject(project);
     m_runsPage->setProject(project);
     m_evaluatePage->setProject(project);
+    m_exportPage->setProject(project);
 }
 
 void MainWindow::refreshProject()

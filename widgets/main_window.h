@@ -21,6 +21,7 @@ namespace lathe::ui {
 
 class DataPage;
 class EvaluatePage;
+class ExportPage;
 class ModelPage;
 class RunsPage;
 class TrainPage;
@@ -51,8 +52,7 @@ public:
 
     void showPage(Page page);
     Page currentPage() const;
-    // The widget shown for a page: DataPage, TrainPage, ..., or a PlaceholderPage for each
-    // page whose feature has not landed yet.
+    // The widget shown for a page: DataPage, TrainPage, ...
     QWidget *pageWidget(Page page) const;
     // Qualified: inside MainWindow, DataPage names the Page value.
     ui::DataPage *dataPage() const { return m_dataPage; }
@@ -60,6 +60,7 @@ public:
     ui::TrainPage *trainPage() const { return m_trainPage; }
     ui::RunsPage *runsPage() const { return m_runsPage; }
     ui::EvaluatePage *evaluatePage() const { return m_evaluatePage; }
+    ui::ExportPage *exportPage() const { return m_exportPage; }
     workspace::JobManager *jobManager() const { return m_jobs; }
 
 Q_SIGNALS:
@@ -99,6 +100,7 @@ private:
     ui::TrainPage *m_trainPage = nullptr;
     ui::RunsPage *m_runsPage = nullptr;
     ui::EvaluatePage *m_evaluatePage = nullptr;
+    ui::ExportPage *m_exportPage = nullptr;
     QDockWidget *m_jobsDock = nullptr;
     JobsPanel *m_jobsPanel = nullptr;
     QMenu *m_recentMenu = nullptr;

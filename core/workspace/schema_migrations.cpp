@@ -92,6 +92,19 @@ const std::vector<Migration> &projectMigrations()
                          " top_json TEXT NOT NULL,"
                          " PRIMARY KEY(evaluation_id, record))"),
           QStringLiteral("CREATE INDEX evaluations_by_run ON evaluations(run_dir, checkpoint, split, tta)")}},
+        // Exports made from the project (the Export page lists them and shows their report
+        // again): paths relative to the project folder where they lie inside it, the formats as
+        // a comma-separated list, the engine's report.json as written.
+        {4,
+         {QStringLiteral("CREATE TABLE exports ("
+                         " id INTEGER PRIMARY KEY,"
+                         " created TEXT NOT NULL,"
+                         " run_dir TEXT NOT NULL,"
+                         " checkpoint TEXT NOT NULL,"
+                         " formats TEXT NOT NULL,"
+                         " out_dir TEXT NOT NULL,"
+                         " status TEXT NOT NULL CHECK(status IN ('ok', 'failed')),"
+                         " report_json TEXT NOT NULL)")}},
     };
     return migrations;
 }
