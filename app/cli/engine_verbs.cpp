@@ -86,7 +86,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addConfigVerbs(app, context);
     addBenchVerbs(app);
     addTrainVerbs(app, context);
-    addEvalVerbs(app, context); // after addExportVerbs: joins its predict verb
+    addEvalVerbs(app, context);
 }
 
 } // namespace lathe::cli

@@ -1,6 +1,7 @@
 #include "eval_verbs.h"
 
 #include "evaluation.h"
+#include "export_job.h"
 #include "grad_cam.h"
 #include "prediction.h"
 #include "runtime_info.h"
@@ -164,7 +165,7 @@ void addEval(CLI::App &app, CliContext &context)
     });
 }
 
-int runPredict(const CliContext &context, engine::PredictOptions options, const std::vector<std::string> &inputs)
+int runPredict(const CliContext &context, const engine::PredictOptions &options, const std::vector<std::string> &inputs)
 {
     engine::configureTorchThreads();
     const std::vector<engine::FilePrediction> results = engine::predictFiles(options, inputs);
@@ -193,15 +194,34 @@ int runPredict(const CliContext &context, engine::PredictOptions options, const 
     return failed ? 2 : 0;
 }
 
-// `predict` with a run's checkpoint (--run) or a weights file (--weights). When the export verbs
-// already made `predict` (ONNX files, --model), this mode joins that verb instead of adding a
-// second one: its callback is made immediate (it runs when parsing ends and sets the ONNX
-// action), and ours runs after it, replacing the action when --run or --weights was given.
+// An exported float ONNX file through OpenCV DNN (the file's metadata gives the preprocessing).
+int runOnnxPredict(const CliContext &context, const engine::OnnxPredictOptions &options)
+{
+    const nlohmann::json doc = engine::predictWithOnnx(options);
+    std::ostringstream text;
+    for (const auto &p : doc["predictions"]) {
+        text << p["image"].get<std::string>() << ':';
+        bool first = true;
+        for (const auto &t : p["top"]) {
+            text << (first ? " " : ", ")
+                 << (t["label"].is_string() ? t["label"].get<std::string>() : std::to_string(t["index"].get<int>())) << ' '
+                 << fixed(t["probability"].get<double>(), 4);
+            first = false;
+        }
+        text << '\n';
+    }
+    context.print(doc, text.str());
+    return 0;
+}
+
+// `predict`, one verb with three model sources: an exported ONNX file (--model), a run's
+// checkpoint (--run) or a weights file (--weights); exactly one is required.
 void addPredict(CLI::App &app, CliContext &context)
 {
     struct Args
     {
         engine::PredictOptions options;
+        std::string onnxModel;
         std::vector<std::string> inputs;
         std::vector<std::string> classes;
         int topK = 5;
@@ -209,61 +229,21 @@ void addPredict(CLI::App &app, CliContext &context)
     auto args = std::make_shared<Args>();
     engine::PredictOptions &o = args->options;
 
-    CLI::App *cmd = nullptr;
-    try {
-        cmd = app.get_subcommand("predict");
-    } catch (const CLI::OptionNotFound &) {
-    }
-    CLI::Option *model = nullptr;  // the ONNX mode's --model, when there is one
-    CLI::Option *inputs = nullptr; // the image arguments
-    CLI::Option *onnxTop = nullptr;
-    if (cmd) {
-        cmd->immediate_callback(true);
-        cmd->description(cmd->get_description() + "; or with a run's checkpoint (--run) or a weights file "
-                                                  "(--weights), also on folders. Exit status 2 when some files could "
-                                                  "not be classified");
-        model = cmd->get_option_no_throw("--model");
-        if (model)
-            model->required(false);
-        onnxTop = cmd->get_option_no_throw("--top");
-        for (CLI::Option *opt : cmd->get_options())
-            if (opt->get_positional()) {
-                inputs = opt;
-                break;
-            }
-        if (inputs) {
-            // Folders are inputs too: the existing-file check gives way to an existing-path one.
-            try {
-                for (int i = 0;; ++i) {
-                    CLI::Validator *v = inputs->get_validator(i);
-                    if (v->get_description() == "FILE")
-                        v->active(false);
-                }
-            } catch (const CLI::OptionNotFound &) {
-            }
-            inputs->check(CLI::ExistingPath);
-        }
-    } else {
-        cmd = app.add_subcommand("predict", "Classify image files (folders are searched for images) with a run's "
-                                            "checkpoint (--run) or a weights file (--weights). Exit status 2 when "
-                                            "some files could not be classified");
-    }
-    if (!inputs)
-        inputs = cmd->add_option("INPUTS", args->inputs, "Image files and folders")->required();
-
+    CLI::App *cmd = app.add_subcommand(
+        "predict", "Classify image files (folders are searched for images) with an exported float ONNX file "
+                   "(--model, OpenCV DNN), a run's checkpoint (--run) or a weights file (--weights). Exit status 2 "
+                   "when some files could not be classified");
+    cmd->add_option("INPUTS", args->inputs, "Image files and folders")->required()->check(CLI::ExistingPath);
+    CLI::Option *model = cmd->add_option("--model", args->onnxModel, "ONNX file written by `lathe-cli export`")
+                             ->check(CLI::ExistingFile);
     CLI::Option *run = cmd->add_option("--run", o.runDir, "Run folder: classify with its checkpoint")
                            ->check(CLI::ExistingDirectory);
     cmd->add_option("--checkpoint", o.checkpoint, "With --run: best, last, step-N or a checkpoint file")
         ->capture_default_str()
         ->needs(run);
     CLI::Option *weights = cmd->add_option("--weights", o.model.weightsPath,
-                                           "Without --run: a weights file (safetensors or torch.save .pth)")
-                               ->check(CLI::ExistingFile)
-                               ->excludes(run);
-    if (model) {
-        run->excludes(model);
-        weights->excludes(model);
-    }
+                                           "A weights file (safetensors or torch.save .pth)")
+                               ->check(CLI::ExistingFile);
     cmd->add_option("--arch", o.model.arch, "With --weights: the backbone (see `lathe-cli models`)")
         ->capture_default_str()
         ->needs(weights);
@@ -278,25 +258,33 @@ void addPredict(CLI::App &app, CliContext &context)
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber)
         ->needs(weights);
-    CLI::Option *topK = cmd->add_option("--top-k", args->topK, "Classes listed per image")
-                            ->capture_default_str()
-                            ->check(CLI::Range(1, 1000000));
+    cmd->add_option("--top-k,--top", args->topK, "Classes listed per image")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
     cmd->add_option("--batch-size", o.batchSize, "With --run/--weights: images per forward pass")
         ->capture_default_str()
-        ->check(CLI::Range(1, 4096));
-    cmd->add_option("--device", o.device, "With --run/--weights: cpu or cuda:N (default: the first GPU when there is one)");
+        ->check(CLI::Range(1, 4096))
+        ->excludes(model);
+    cmd->add_option("--device", o.device, "With --run/--weights: cpu or cuda:N (default: the first GPU when there is one)")
+        ->excludes(model);
 
-    cmd->final_callback([&context, args, run, weights, model, inputs, onnxTop, topK] {
-        if (run->count() == 0 && weights->count() == 0) {
-            if (model && model->count() > 0)
-                return; // the ONNX mode's action stands
-            throw CLI::ValidationError("predict", model ? "give --model FILE.onnx, --run RUN_DIR or --weights FILE"
-                                                        : "give --run RUN_DIR or --weights FILE");
+    cmd->callback([&context, args, model, run, weights] {
+        const std::size_t sources = model->count() + run->count() + weights->count();
+        if (sources == 0)
+            throw CLI::ValidationError("predict", "give the model: --model FILE.onnx, --run RUN_DIR or --weights FILE");
+        if (sources > 1)
+            throw CLI::ValidationError("predict", "--model, --run and --weights are alternatives: give only one");
+        if (model->count() > 0) {
+            engine::OnnxPredictOptions onnx;
+            onnx.modelPath = args->onnxModel;
+            onnx.images = engine::expandImageInputs(args->inputs);
+            onnx.top = args->topK;
+            context.action = [&context, onnx] { return runOnnxPredict(context, onnx); };
+            return;
         }
         args->options.classes = args->classes;
-        args->options.topK = topK->count() == 0 && onnxTop && onnxTop->count() > 0 ? onnxTop->as<int>() : args->topK;
-        const std::vector<std::string> files = inputs->as<std::vector<std::string>>();
-        context.action = [&context, args, files] { return runPredict(context, args->options, files); };
+        args->options.topK = args->topK;
+        context.action = [&context, args] { return runPredict(context, args->options, args->inputs); };
     });
 }
 

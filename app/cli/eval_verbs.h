@@ -7,8 +7,8 @@
 namespace lathe::cli {
 
 // `eval` (a checkpoint over a split: metrics, confusion matrix, calibration, PR curves),
-// `predict` (classify image files with a run's checkpoint or a weights file) and `gradcam`
-// (an image's Grad-CAM heat map as a PNG overlay).
+// `predict` (classify image files with an exported ONNX file, a run's checkpoint or a weights
+// file) and `gradcam` (an image's Grad-CAM heat map as a PNG overlay).
 void addEvalVerbs(CLI::App &app, CliContext &context);
 
 } // namespace lathe::cli

@@ -93,36 +93,11 @@ void addExport(CLI::App &app, CliContext &context)
     });
 }
 
-void addPredict(CLI::App &app, CliContext &context)
-{
-    auto options = std::make_shared<engine::PredictOptions>();
-    CLI::App *cmd = app.add_subcommand("predict", "Classify images with an exported float ONNX model (OpenCV DNN)");
-    cmd->add_option("--model", options->modelPath, "ONNX file written by `lathe-cli export`")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--top", options->top, "Classes to list per image")->capture_default_str()->check(CLI::Range(1, 1000));
-    cmd->add_option("IMAGE", options->images, "Image files")->required()->check(CLI::ExistingFile);
-    cmd->callback([&context, options] {
-        context.action = [&context, options] {
-            const nlohmann::json doc = engine::predictWithOnnx(*options);
-            std::ostringstream text;
-            for (const auto &p : doc["predictions"]) {
-                text << p["image"].get<std::string>() << '\n';
-                for (const auto &t : p["top"])
-                    text << "  " << std::fixed << std::setprecision(4) << t["probability"].get<double>() << "  "
-                         << (t["label"].is_string() ? t["label"].get<std::string>() : std::to_string(t["index"].get<int>()))
-                         << '\n';
-            }
-            context.print(doc, text.str());
-            return 0;
-        };
-    });
-}
-
 } // namespace
 
 void addExportVerbs(CLI::App &app, CliContext &context)
 {
     addExport(app, context);
-    addPredict(app, context);
 }
 
 } // namespace lathe::cli

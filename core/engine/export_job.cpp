@@ -5,6 +5,7 @@
 #include "engine_error.h"
 #include "model_builder.h"
 #include "onnx_export.h"
+#include "prediction.h"
 #include "run_config.h"
 #include "safetensors.h"
 #include "sample_transform.h"
@@ -12,10 +13,12 @@
 #include "weights_io.h"
 
 #include <opencv2/dnn.hpp>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -38,14 +41,6 @@ struct ImageBatch
     std::vector<std::int64_t> labels;    // -1 when unknown
     std::string source;
 };
-
-bool isImageFile(const fs::path &p)
-{
-    std::string ext = p.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return ext == ".jpg" || ext == ".jpeg" || ext == ".png" || ext == ".bmp" || ext == ".webp" || ext == ".tif" ||
-           ext == ".tiff";
-}
 
 std::string readWholeFile(const std::string &path, std::uintmax_t limit = std::uintmax_t(256) << 20)
 {
@@ -92,16 +87,13 @@ ImageBatch loadImages(const std::string &dir, std::string split, int n, bool shu
         }
         batch.source = dir + " (" + split + ")";
     } else if (fs::is_directory(dir)) {
-        std::vector<fs::path> files;
-        for (const auto &e : fs::recursive_directory_iterator(dir))
-            if (e.is_regular_file() && isImageFile(e.path()))
-                files.push_back(e.path());
-        std::sort(files.begin(), files.end());
+        std::vector<std::string> files = expandImageInputs({dir}); // sorted; the folder itself when it holds none
+        files.erase(std::remove(files.begin(), files.end(), dir), files.end());
         if (shuffle)
             std::shuffle(files.begin(), files.end(), std::mt19937_64(0));
         for (std::size_t i = 0; i < files.size() && int(i) < n; ++i) {
-            encoded.push_back(readWholeFile(files[i].string()));
-            names.push_back(files[i].string());
+            encoded.push_back(readWholeFile(files[i]));
+            names.push_back(files[i]);
             batch.labels.push_back(-1);
         }
         batch.source = dir;
@@ -207,24 +199,63 @@ nlohmann::json diffJson(const Diff &d)
             {"reference_max_abs", d.refMaxAbs}};
 }
 
-// Milliseconds per image at batch 1 (median of 3) and batch 32 (one run after a warm-up).
+// Wall and CPU (user + system, all threads) seconds of the export's phases, for the report.
+class PhaseTimer
+{
+public:
+    // Records the time since the previous lap (or the start) under name.
+    void lap(const std::string &name)
+    {
+        const auto wall = Clock::now();
+        const std::clock_t cpu = std::clock();
+        m_phases.push_back({{"phase", name},
+                            {"wall_s", std::chrono::duration<double>(wall - m_wall).count()},
+                            {"cpu_s", double(cpu - m_cpu) / CLOCKS_PER_SEC}});
+        m_wall = wall;
+        m_cpu = cpu;
+    }
+    const nlohmann::json &phases() const { return m_phases; }
+
+private:
+    Clock::time_point m_wall = Clock::now();
+    std::clock_t m_cpu = std::clock();
+    nlohmann::json m_phases = nlohmann::json::array();
+};
+
+// Milliseconds per image of run on x: the median of timed runs, repeated until budgetSeconds
+// have been spent (at least minRuns, at most maxRuns). With warmUp, an untimed run comes first;
+// without it, the first timed run is dropped when there are others (a batch that takes longer
+// than the budget is timed once, its one-off set-up included: a few percent of such a run).
+double msPerImage(const std::function<void(const torch::Tensor &)> &run, const torch::Tensor &x, double budgetSeconds,
+                  int minRuns, int maxRuns, bool warmUp)
+{
+    if (warmUp)
+        run(x);
+    std::vector<double> times;
+    const auto start = Clock::now();
+    while (int(times.size()) < minRuns || (int(times.size()) < maxRuns && secondsSince(start) < budgetSeconds)) {
+        const auto t = Clock::now();
+        run(x);
+        times.push_back(secondsSince(t) * 1000 / double(x.size(0)));
+    }
+    if (!warmUp && times.size() > 1)
+        times.erase(times.begin());
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// CPU latency per image at batch 1 (after a warm-up, the median of 3 to 20 runs within half a
+// second) and batch 32 (1 to 4 runs within three seconds, the first one counting as the warm-up
+// when there are more); with the wall and CPU seconds the measurement took.
 nlohmann::json latency(const std::function<void(const torch::Tensor &)> &run, const torch::Tensor &one,
                        const torch::Tensor &many)
 {
-    nlohmann::json out;
-    run(one);
-    std::vector<double> times;
-    for (int i = 0; i < 3; ++i) {
-        const auto start = Clock::now();
-        run(one);
-        times.push_back(secondsSince(start) * 1000);
-    }
-    std::sort(times.begin(), times.end());
-    out["batch1_ms_per_image"] = times[1];
-    run(many);
     const auto start = Clock::now();
-    run(many);
-    out["batch32_ms_per_image"] = secondsSince(start) * 1000 / double(many.size(0));
+    const std::clock_t cpu = std::clock();
+    nlohmann::json out = {{"batch1_ms_per_image", msPerImage(run, one, 0.5, 3, 20, true)},
+                          {"batch32_ms_per_image", msPerImage(run, many, 3.0, 1, 4, false)}};
+    out["seconds"] = secondsSince(start);
+    out["cpu_seconds"] = double(std::clock() - cpu) / CLOCKS_PER_SEC;
     return out;
 }
 
@@ -274,6 +305,8 @@ const std::vector<std::string> &knownFormats()
 nlohmann::json exportModel(const ExportOptions &options, const TaskControl &control)
 {
     const auto started = Clock::now();
+    const std::clock_t startedCpu = std::clock();
+    PhaseTimer timer;
     torch::NoGradGuard noGrad;
     if (options.outDir.empty())
         throw EngineError("export: an output folder (--out) is required");
@@ -368,17 +401,20 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         verify.pixels = torch::randint(0, 256, {options.verifyImages, imageSize, imageSize, spec.inChannels}, gen).to(torch::kByte);
         verify.source = "synthetic (no image data given)";
     }
-    torch::Tensor reference = model.forward(verify.images);
+    timer.lap("load model and images");
+    // The LibTorch reference, computed once. The uint8 path normalises inside the graph: its
+    // reference is the model on those pixels.
+    torch::Tensor referenceInput = verify.images;
     if (options.preprocessing && verify.pixels.defined()) {
-        // The uint8 path normalises inside the graph: its reference is the model on those pixels.
         torch::Tensor x = verify.pixels.permute({0, 3, 1, 2}).to(torch::kFloat) / 255.0;
         torch::Tensor mean = torch::empty({spec.inChannels, 1, 1}), sd = torch::empty({spec.inChannels, 1, 1});
         for (int c = 0; c < spec.inChannels; ++c) {
             mean[c] = info.mean[std::size_t(std::min(c, 2))];
             sd[c] = info.std[std::size_t(std::min(c, 2))];
         }
-        reference = model.forward((x - mean) / sd);
+        referenceInput = (x - mean) / sd;
     }
+    torch::Tensor reference = model.forward(referenceInput);
     if (options.softmax)
         reference = torch::softmax(reference, 1);
     const torch::Tensor verifyInput = options.preprocessing ? verify.pixels : verify.images;
@@ -395,6 +431,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         validationReference = batched([&](const torch::Tensor &x) { return model.forward(x); }, validation.images, control);
         referenceAccuracy = accuracy(validationReference, validation.labels);
     }
+    timer.lap("reference outputs");
 
     // 3. The FP32 graph every ONNX/TorchScript artifact starts from.
     nlohmann::json source = {{"arch", info.name},
@@ -433,8 +470,9 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         {"lathe.source_run", options.runDir},
         {"lathe.checkpoint", checkpointFile},
     };
-    onnx::ModelProto fp32 = buildOnnxModel(model, info, graphOptions);
+    const onnx::ModelProto fp32 = buildOnnxModel(model, info, graphOptions);
     checkOnnxModel(fp32, info.name + " (FP32 graph)");
+    timer.lap("build and check the FP32 graph");
 
     fs::create_directories(options.outDir);
     nlohmann::json artifacts = nlohmann::json::array();
@@ -446,8 +484,10 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
     const torch::Tensor &latencyMany = options.preprocessing ? manyPixels : many;
 
     nlohmann::json original;
-    if (options.benchmark)
+    if (options.benchmark) {
         original["latency"] = latency([&](const torch::Tensor &x) { model.forward(x); }, one, many);
+        timer.lap("latency of the original");
+    }
     if (referenceAccuracy >= 0)
         original["accuracy"] = referenceAccuracy;
 
@@ -457,6 +497,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         control.checkCancel();
         control.report(0.15 + 0.85 * double(fi) / double(options.formats.size()), "exporting " + format);
         const auto formatStart = Clock::now();
+        const std::clock_t formatCpu = std::clock();
         nlohmann::json a = {{"format", format}};
         std::string path;
         std::vector<std::string> failures;
@@ -470,12 +511,12 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         };
         try {
             if (format == "onnx" || format == "onnx-fp16" || format == "onnx-int8") {
-                onnx::ModelProto proto;
+                onnx::ModelProto converted;
+                const onnx::ModelProto *proto = &fp32; // checked above
                 if (format == "onnx") {
-                    proto = fp32;
                     path = (fs::path(options.outDir) / "model.onnx").string();
                 } else if (format == "onnx-fp16") {
-                    proto = convertOnnxToFloat16(fp32);
+                    converted = convertOnnxToFloat16(fp32);
                     path = (fs::path(options.outDir) / "model.fp16.onnx").string();
                 } else {
                     const std::string calibDir = !options.calibData.empty() ? options.calibData : dataDir;
@@ -491,7 +532,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                     QuantizeOptions q;
                     q.method = options.calibMethod;
                     QuantizeReport qr;
-                    proto = quantizeOnnxQdq(fp32, batches, q, &qr);
+                    converted = quantizeOnnxQdq(fp32, batches, q, &qr);
                     a["quantization"] = {{"format", "QDQ"},
                                          {"weights", "int8, symmetric, per output channel (Conv, Gemm); per tensor (MatMul)"},
                                          {"activations", "uint8, asymmetric, per tensor"},
@@ -503,8 +544,11 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                                          {"float_ops", qr.floatOps}};
                     path = (fs::path(options.outDir) / "model.int8.onnx").string();
                 }
-                checkOnnxModel(proto, path);
-                const std::string bytes = serializeOnnx(proto);
+                if (format != "onnx") {
+                    proto = &converted;
+                    checkOnnxModel(converted, path);
+                }
+                const std::string bytes = serializeOnnx(*proto);
                 writeFileAtomically(path, {{bytes.data(), bytes.size()}});
                 a["bytes"] = bytes.size();
                 // Verify what was written, read back from the file.
@@ -512,34 +556,43 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                 if (format == "onnx") {
                     // OpenCV DNN is the independent check. It has no general broadcasting in 4.6
                     // (LayerNorm statistics, ViT's position embedding), so where it cannot load or
-                    // run a graph, or disagrees while the reference runtime (the ONNX operator
-                    // definitions on LibTorch) matches, the file is judged by the reference runtime
-                    // and OpenCV's result is reported beside it.
-                    const Diff byReference = compare(reference, OnnxReferenceRuntime(back).run(verifyInput));
-                    const double limit = diffTolerance * std::max(1.0, byReference.refMaxAbs);
+                    // run a graph, or disagrees, the file is judged by the reference runtime (the
+                    // ONNX operator definitions on LibTorch) and OpenCV's result is reported beside it.
                     bool openCvMatched = false;
                     try {
                         OpenCvRunner net(back);
                         const Diff byOpenCv = compare(reference, net.run(verifyInput));
                         a["opencv_dnn"] = diffJson(byOpenCv);
-                        openCvMatched = byOpenCv.finite && byOpenCv.maxAbs <= limit;
-                        if (openCvMatched && options.benchmark)
-                            a["latency"] = latency([&](const torch::Tensor &x) { net.run(x); }, latencyOne, latencyMany);
-                        if (openCvMatched)
+                        openCvMatched = byOpenCv.finite && byOpenCv.maxAbs <= diffTolerance * std::max(1.0, byOpenCv.refMaxAbs);
+                        if (openCvMatched) {
                             checkDiff(byOpenCv, diffTolerance);
+                            if (options.benchmark)
+                                a["latency"] = latency([&](const torch::Tensor &x) { net.run(x); }, latencyOne, latencyMany);
+                        }
                     } catch (const cv::Exception &e) {
                         a["opencv_dnn"] = {{"error", e.what()}};
                     } catch (const EngineError &e) {
                         a["opencv_dnn"] = {{"error", e.what()}};
                     }
                     a["runtime"] = openCvMatched ? "opencv_dnn" : "reference";
-                    if (!openCvMatched)
+                    if (!openCvMatched) {
+                        const Diff byReference = compare(reference, OnnxReferenceRuntime(back).run(verifyInput));
+                        a["reference_runtime"] = diffJson(byReference);
                         checkDiff(byReference, diffTolerance);
-                    a["reference_runtime"] = diffJson(byReference);
+                    }
                 } else {
                     OnnxReferenceRuntime runtime(back);
                     a["runtime"] = "reference";
-                    const Diff d = compare(reference, runtime.run(verifyInput));
+                    // The labelled validation images start with the verification batch: one pass
+                    // through the (slow) reference runtime gives the verification and the accuracy.
+                    const torch::Tensor validationInput = options.preprocessing ? validation.pixels : validation.images;
+                    const std::int64_t n = verifyInput.size(0);
+                    const bool oneSweep = referenceAccuracy >= 0 && validationInput.size(0) >= n &&
+                                          torch::equal(validationInput.slice(0, 0, n), verifyInput);
+                    torch::Tensor validationLogits;
+                    if (referenceAccuracy >= 0)
+                        validationLogits = batched([&](const torch::Tensor &x) { return runtime.run(x); }, validationInput, control);
+                    const Diff d = compare(reference, oneSweep ? validationLogits.slice(0, 0, n) : runtime.run(verifyInput));
                     // FP16 is checked against a relative bound; INT8 by accuracy below.
                     if (format == "onnx-fp16")
                         checkDiff(d, 5e-2);
@@ -549,10 +602,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                             failures.push_back("non-finite outputs");
                     }
                     if (referenceAccuracy >= 0) {
-                        const torch::Tensor input = options.preprocessing ? validation.pixels : validation.images;
-                        const torch::Tensor logits =
-                            batched([&](const torch::Tensor &x) { return runtime.run(x); }, input, control);
-                        const double acc = accuracy(logits, validation.labels);
+                        const double acc = accuracy(validationLogits, validation.labels);
                         a["accuracy"] = {{"top1", acc}, {"reference_top1", referenceAccuracy},
                                          {"images", validation.labels.size()}, {"source", validation.source}};
                         if (format == "onnx-int8" && referenceAccuracy - acc > options.int8MaxAccuracyDrop)
@@ -572,6 +622,10 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                 a["bytes"] = fs::file_size(path);
                 torch::jit::Module loaded = torch::jit::load(path);
                 loaded.eval();
+                // Run as torch.jit.optimized_execution(False) does: the profiling executor would
+                // profile and re-optimise the graph for every new batch size (seconds for a
+                // ResNet-50, longer than the runs themselves) to reach the same operator calls.
+                const torch::jit::GraphOptimizerEnabledGuard unoptimized(false);
                 auto run = [&](const torch::Tensor &x) { return loaded.forward({x}).toTensor(); };
                 a["runtime"] = "libtorch_jit";
                 checkDiff(compare(reference, run(verifyInput)), diffTolerance);
@@ -616,6 +670,8 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
         }
         a["file"] = path.empty() ? "" : fs::path(path).filename().string();
         a["seconds"] = secondsSince(formatStart);
+        a["cpu_seconds"] = double(std::clock() - formatCpu) / CLOCKS_PER_SEC;
+        timer.lap(format);
         if (failures.empty()) {
             a["status"] = "passed";
         } else {
@@ -645,7 +701,9 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                              {"verification_images", {{"count", verify.images.size(0)}, {"source", verify.source}}},
                              {"original", original},
                              {"artifacts", artifacts},
-                             {"seconds", secondsSince(started)}};
+                             {"seconds", secondsSince(started)},
+                             {"cpu_seconds", double(std::clock() - startedCpu) / CLOCKS_PER_SEC},
+                             {"timing", timer.phases()}};
     bool ok = true;
     for (const auto &a : artifacts)
         ok = ok && a["status"] == "passed";
@@ -655,7 +713,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
     return report;
 }
 
-nlohmann::json predictWithOnnx(const PredictOptions &options)
+nlohmann::json predictWithOnnx(const OnnxPredictOptions &options)
 {
     const onnx::ModelProto model = readOnnxFile(options.modelPath);
     std::map<std::string, std::string> meta;

@@ -58,12 +58,12 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
 // Runs images through an exported float ONNX file with OpenCV DNN, preprocessing them as the
 // file's metadata says (input size, mean, std). Returns {model, labels?, predictions: [{image,
 // top: [{index, label, probability}]}]}. Throws EngineError naming the file and the reason.
-struct PredictOptions
+struct OnnxPredictOptions
 {
     std::string modelPath;
     std::vector<std::string> images;
     int top = 5;
 };
-nlohmann::json predictWithOnnx(const PredictOptions &options);
+nlohmann::json predictWithOnnx(const OnnxPredictOptions &options);
 
 } // namespace lathe::engine

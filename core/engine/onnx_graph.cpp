@@ -3,32 +3,56 @@
 #include "engine_error.h"
 
 #include <cstring>
+#include <utility>
 
 namespace lathe::engine {
 
-void setInt(onnx::NodeProto &node, const std::string &name, std::int64_t value)
+namespace {
+
+// The element types Lathe reads and writes: LibTorch's and ONNX's names for each.
+const std::pair<torch::ScalarType, int> kElementTypes[] = {
+    {torch::kFloat, onnx::TensorProto::FLOAT}, {torch::kHalf, onnx::TensorProto::FLOAT16},
+    {torch::kChar, onnx::TensorProto::INT8},   {torch::kByte, onnx::TensorProto::UINT8},
+    {torch::kInt, onnx::TensorProto::INT32},   {torch::kLong, onnx::TensorProto::INT64},
+};
+
+onnx::AttributeProto *addAttribute(onnx::NodeProto &node, const std::string &name, onnx::AttributeProto::AttributeType type)
 {
     auto *a = node.add_attribute();
     a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(value);
+    a->set_type(type);
+    return a;
+}
+
+} // namespace
+
+void setInt(onnx::NodeProto &node, const std::string &name, std::int64_t value)
+{
+    addAttribute(node, name, onnx::AttributeProto::INT)->set_i(value);
 }
 
 void setInts(onnx::NodeProto &node, const std::string &name, const std::vector<std::int64_t> &values)
 {
-    auto *a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
+    auto *a = addAttribute(node, name, onnx::AttributeProto::INTS);
     for (std::int64_t v : values)
         a->add_ints(v);
 }
 
 void setFloat(onnx::NodeProto &node, const std::string &name, float value)
 {
-    auto *a = node.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOAT);
-    a->set_f(value);
+    addAttribute(node, name, onnx::AttributeProto::FLOAT)->set_f(value);
+}
+
+onnx::NodeProto &appendNode(onnx::GraphProto &graph, const std::string &op, const std::vector<std::string> &inputs,
+                            const std::string &output)
+{
+    onnx::NodeProto *n = graph.add_node();
+    n->set_op_type(op);
+    for (const std::string &i : inputs)
+        n->add_input(i);
+    n->add_output(output);
+    n->set_name(output);
+    return *n;
 }
 
 const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node, const std::string &name)
@@ -59,43 +83,17 @@ std::vector<std::int64_t> intsAttribute(const onnx::NodeProto &node, const std::
 
 int onnxElemType(torch::ScalarType type)
 {
-    switch (type) {
-    case torch::kFloat:
-        return onnx::TensorProto::FLOAT;
-    case torch::kHalf:
-        return onnx::TensorProto::FLOAT16;
-    case torch::kChar:
-        return onnx::TensorProto::INT8;
-    case torch::kByte:
-        return onnx::TensorProto::UINT8;
-    case torch::kInt:
-        return onnx::TensorProto::INT32;
-    case torch::kLong:
-        return onnx::TensorProto::INT64;
-    default:
-        break;
-    }
+    for (const auto &[torchType, onnxType] : kElementTypes)
+        if (torchType == type)
+            return onnxType;
     throw EngineError(std::string("ONNX: tensor type ") + c10::toString(type) + " is not written");
 }
 
 torch::ScalarType torchScalarType(int elemType, const std::string &what)
 {
-    switch (elemType) {
-    case onnx::TensorProto::FLOAT:
-        return torch::kFloat;
-    case onnx::TensorProto::FLOAT16:
-        return torch::kHalf;
-    case onnx::TensorProto::INT8:
-        return torch::kChar;
-    case onnx::TensorProto::UINT8:
-        return torch::kByte;
-    case onnx::TensorProto::INT32:
-        return torch::kInt;
-    case onnx::TensorProto::INT64:
-        return torch::kLong;
-    default:
-        break;
-    }
+    for (const auto &[torchType, onnxType] : kElementTypes)
+        if (onnxType == elemType)
+            return torchType;
     throw EngineError(what + ": ONNX element type " + std::to_string(elemType) + " is not supported");
 }
 
@@ -182,14 +180,7 @@ std::string OnnxGraph::unique(const std::string &hint)
 
 onnx::NodeProto &OnnxGraph::node(const std::string &op, const std::vector<std::string> &inputs, const std::string &hint)
 {
-    onnx::NodeProto *n = m_graph->add_node();
-    n->set_op_type(op);
-    for (const std::string &i : inputs)
-        n->add_input(i);
-    const std::string out = unique(hint);
-    n->add_output(out);
-    n->set_name(out);
-    return *n;
+    return appendNode(*m_graph, op, inputs, unique(hint));
 }
 
 std::string OnnxGraph::initializer(const std::string &hint, const torch::Tensor &tensor)
@@ -200,9 +191,11 @@ std::string OnnxGraph::initializer(const std::string &hint, const torch::Tensor 
     return t->name();
 }
 
-std::string OnnxGraph::scalar(const std::string &name, float value)
+std::string OnnxGraph::constant(const std::string &name, const torch::Tensor &value)
 {
-    const std::string key = "float" + std::to_string(value);
+    const torch::Tensor t = value.contiguous();
+    const std::string key = std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) +
+                            std::string(static_cast<const char *>(t.data_ptr()), t.nbytes());
     auto it = m_constants.find(name);
     if (it != m_constants.end()) {
         if (it->second != key)
@@ -211,44 +204,25 @@ std::string OnnxGraph::scalar(const std::string &name, float value)
     }
     m_constants[name] = key;
     m_names.insert(name);
-    onnx::TensorProto *t = m_graph->add_initializer();
-    tensorToProto(torch::scalar_tensor(value, torch::kFloat), t);
-    t->set_name(name);
+    onnx::TensorProto *proto = m_graph->add_initializer();
+    tensorToProto(t, proto);
+    proto->set_name(name);
     return name;
+}
+
+std::string OnnxGraph::scalar(const std::string &name, float value)
+{
+    return constant(name, torch::scalar_tensor(value, torch::kFloat));
 }
 
 std::string OnnxGraph::constInt64(const std::string &name, const std::vector<std::int64_t> &values)
 {
-    std::string key(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(std::int64_t));
-    auto it = m_constants.find(name);
-    if (it != m_constants.end()) {
-        if (it->second != key)
-            throw EngineError("ONNX export: constant '" + name + "' defined twice with different values");
-        return name;
-    }
-    m_constants[name] = key;
-    m_names.insert(name);
-    onnx::TensorProto *t = m_graph->add_initializer();
-    tensorToProto(torch::tensor(values, torch::kLong), t);
-    t->set_name(name);
-    return name;
+    return constant(name, torch::tensor(values, torch::kLong));
 }
 
 std::string OnnxGraph::constInt64Scalar(const std::string &name, std::int64_t value)
 {
-    std::string key = "scalar" + std::to_string(value);
-    auto it = m_constants.find(name);
-    if (it != m_constants.end()) {
-        if (it->second != key)
-            throw EngineError("ONNX export: constant '" + name + "' defined twice with different values");
-        return name;
-    }
-    m_constants[name] = key;
-    m_names.insert(name);
-    onnx::TensorProto *t = m_graph->add_initializer();
-    tensorToProto(torch::scalar_tensor(value, torch::kLong), t);
-    t->set_name(name);
-    return name;
+    return constant(name, torch::scalar_tensor(value, torch::kLong));
 }
 
 void OnnxGraph::renameOutput(const std::string &value, const std::string &name)

@@ -23,6 +23,10 @@ std::int64_t intAttribute(const onnx::NodeProto &node, const std::string &name, 
 float floatAttribute(const onnx::NodeProto &node, const std::string &name, float fallback);
 std::vector<std::int64_t> intsAttribute(const onnx::NodeProto &node, const std::string &name);
 
+// Appends a node with one output, named output, to graph; the node's name is the output's.
+onnx::NodeProto &appendNode(onnx::GraphProto &graph, const std::string &op, const std::vector<std::string> &inputs,
+                            const std::string &output);
+
 // float32/float16/int8/uint8/int32/int64 (raw little-endian data) <-> LibTorch (CPU, contiguous).
 void tensorToProto(const torch::Tensor &tensor, onnx::TensorProto *proto);
 torch::Tensor tensorFromProto(const onnx::TensorProto &proto, const std::string &what);
@@ -55,6 +59,9 @@ public:
     std::string unique(const std::string &hint);
 
 private:
+    // An initializer under a fixed name; EngineError when the name already holds another value.
+    std::string constant(const std::string &name, const torch::Tensor &value);
+
     onnx::GraphProto *m_graph;
     std::set<std::string> m_names;
     std::map<std::string, std::string> m_constants; // name -> serialized value, to catch clashes

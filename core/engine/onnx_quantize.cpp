@@ -201,13 +201,8 @@ onnx::ModelProto convertOnnxToFloat16(const onnx::ModelProto &model)
             name = unique(value + (toHalf ? "_fp16" : "_fp32"));
             p->set_name(name);
         } else {
-            onnx::NodeProto *cast = rebuilt.add_node();
-            cast->set_op_type("Cast");
-            cast->add_input(value);
             name = unique(value + (toHalf ? "_fp16" : "_fp32"));
-            cast->add_output(name);
-            cast->set_name(name);
-            setInt(*cast, "to", toHalf ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::FLOAT);
+            setInt(appendNode(rebuilt, "Cast", {value}, name), "to", toHalf ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::FLOAT);
         }
         converted[key] = name;
         return name;
@@ -262,12 +257,9 @@ onnx::ModelProto convertOnnxToFloat16(const onnx::ModelProto &model)
             for (auto &x : *n.mutable_output())
                 if (x == o)
                     x = inner;
-        onnx::NodeProto *cast = rebuilt.add_node();
-        cast->set_op_type("Cast");
-        cast->add_input(inner);
-        cast->add_output(o);
-        cast->set_name(o + "/cast_fp32");
-        setInt(*cast, "to", onnx::TensorProto::FLOAT);
+        onnx::NodeProto &cast = appendNode(rebuilt, "Cast", {inner}, o);
+        cast.set_name(o + "/cast_fp32");
+        setInt(cast, "to", onnx::TensorProto::FLOAT);
     }
     g->clear_node();
     g->clear_initializer();
@@ -426,40 +418,21 @@ onnx::ModelProto quantizeOnnxQdq(const onnx::ModelProto &model, const std::vecto
         if (quantized.count(value) || !activations.count(value))
             return;
         qpNames[value] = paramNames(value);
-        onnx::NodeProto *q = rebuilt.add_node();
-        q->set_op_type("QuantizeLinear");
-        q->add_input(value);
-        q->add_input(qpNames[value].first);
-        q->add_input(qpNames[value].second);
-        const std::string name = writer.unique(value + "_quantized");
-        q->add_output(name);
-        q->set_name(name);
-        quantized[value] = name;
+        quantized[value] = appendNode(rebuilt, "QuantizeLinear", {value, qpNames[value].first, qpNames[value].second},
+                                      writer.unique(value + "_quantized"))
+                               .output(0);
     };
     auto dequantize = [&](const std::string &value) {
-        onnx::NodeProto *dq = rebuilt.add_node();
-        dq->set_op_type("DequantizeLinear");
-        dq->add_input(quantized.at(value));
-        dq->add_input(qpNames[value].first);
-        dq->add_input(qpNames[value].second);
-        const std::string name = writer.unique(value + "_dequantized");
-        dq->add_output(name);
-        dq->set_name(name);
-        return name;
+        return appendNode(rebuilt, "DequantizeLinear", {quantized.at(value), qpNames[value].first, qpNames[value].second},
+                          writer.unique(value + "_dequantized"))
+            .output(0);
     };
     auto dequantizeConstant = [&](const std::string &q, const std::string &scale, const std::string &zp, int axis,
                                   const std::string &hint) {
-        onnx::NodeProto *dq = rebuilt.add_node();
-        dq->set_op_type("DequantizeLinear");
-        dq->add_input(q);
-        dq->add_input(scale);
-        dq->add_input(zp);
+        onnx::NodeProto &dq = appendNode(rebuilt, "DequantizeLinear", {q, scale, zp}, writer.unique(hint));
         if (axis >= 0)
-            setInt(*dq, "axis", axis);
-        const std::string name = writer.unique(hint);
-        dq->add_output(name);
-        dq->set_name(name);
-        return name;
+            setInt(dq, "axis", axis);
+        return dq.output(0);
     };
 
     QuantizeReport r;

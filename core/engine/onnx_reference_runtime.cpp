@@ -9,6 +9,7 @@
 
 #include <torch/nn/functional/padding.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -306,6 +307,15 @@ bool halfInputs(const onnx::NodeProto &node, const Values &v)
     return false;
 }
 
+// A node's output, float16 under float16 emulation when a floating input is (Cast aside).
+torch::Tensor evaluate(const onnx::NodeProto &node, const Values &v)
+{
+    torch::Tensor out = runNode(node, v);
+    if (node.op_type() != "Cast" && out.is_floating_point() && halfInputs(node, v))
+        out = out.to(torch::kHalf);
+    return out;
+}
+
 } // namespace
 
 OnnxReferenceRuntime::OnnxReferenceRuntime(const onnx::ModelProto &model)
@@ -323,6 +333,20 @@ OnnxReferenceRuntime::OnnxReferenceRuntime(const onnx::ModelProto &model)
         throw EngineError("ONNX model: no graph input or output");
     m_impl->output = m_impl->graph.output(0).name();
     m_impl->graph.clear_initializer(); // the tensors live in initializers now
+    // Nodes of constants only (the DequantizeLinear of every INT8 weight) are computed once here.
+    onnx::GraphProto graph;
+    for (const auto &node : m_impl->graph.node()) {
+        const bool constant = node.input_size() > 0 && node.output_size() == 1 &&
+                              std::all_of(node.input().begin(), node.input().end(), [&](const std::string &i) {
+                                  return i.empty() || m_impl->initializers.count(i) != 0;
+                              });
+        if (constant)
+            m_impl->initializers[node.output(0)] = evaluate(node, m_impl->initializers);
+        else
+            *graph.add_node() = node;
+    }
+    m_impl->graph.clear_node();
+    m_impl->graph.mutable_node()->Swap(graph.mutable_node());
 }
 
 OnnxReferenceRuntime::~OnnxReferenceRuntime() = default;
@@ -339,10 +363,7 @@ torch::Tensor OnnxReferenceRuntime::run(const torch::Tensor &input,
         for (const auto &i : node.input())
             ++remainingUses[i];
     for (const auto &node : m_impl->graph.node()) {
-        torch::Tensor out = runNode(node, values);
-        const bool isCast = node.op_type() == "Cast";
-        if (!isCast && out.is_floating_point() && halfInputs(node, values))
-            out = out.to(torch::kHalf);
+        const torch::Tensor out = evaluate(node, values);
         if (node.output_size() != 1)
             throw EngineError(where(node) + ": nodes with several outputs are not supported");
         if (observer)

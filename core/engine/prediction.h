@@ -10,11 +10,6 @@
 
 namespace lathe::engine {
 
-// The inline namespace gives this struct its own linker name: export_job.h declares another
-// engine::PredictOptions (the ONNX predictor's), and two different classes under one name in
-// one program would break the One Definition Rule (e.g. the wrong inline destructor).
-inline namespace run_prediction {
-
 struct PredictOptions
 {
     // A run folder and one of its checkpoints (resolveCheckpoint's names or a file; "best"
@@ -32,8 +27,6 @@ struct PredictOptions
     int batchSize = 16;
     std::string device; // "cpu", "cuda:N"; empty: the first CUDA device when there is one
 };
-
-} // namespace run_prediction
 
 // One input file's outcome: either its top classes or the reason it could not be classified.
 struct FilePrediction

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Export benchmark (not a test): time of `lathe-cli export` with verification, and ONNX Runtime
-# CPU latency of the INT8 QDQ file against FP32 (and FP16) at batch 1 and 32. Prints JSON lines.
+# Export benchmark (not a test): time of `lathe-cli export` of every format with verification and
+# latency (wall and CPU seconds, the load average beside them: the machine may be shared), and
+# ONNX Runtime CPU latency of the INT8 QDQ file against FP32 (and FP16) at batch 1 and 32, the
+# files' runs interleaved so that the ratios hold on a busy machine. Prints JSON lines.
 #   bench_export.sh LATHE_CLI PEERS_DIR [ARCH...]     (default: resnet18 resnet50)
 #   THREADS=N: ONNX Runtime intra-op threads (default: all cores)
 set -euo pipefail
@@ -20,29 +22,40 @@ export NODE_PATH="$PEERS/node_modules"
 THREADS="${THREADS:-0}"
 PHOTOS=/usr/share/doc/opencv-doc/examples/data
 mkdir "$TMP/photos"
-cp "$PHOTOS"/{baboon,fruits,HappyFish,butterfly,apple,building,home,aero1,board,lena}.jpg "$TMP/photos/" 2>/dev/null || true
+cp "$PHOTOS"/{baboon,fruits,HappyFish,butterfly,apple,building,home,aero1,board}.jpg "$TMP/photos/" 2>/dev/null || true
 
 for arch in $ARCHES; do
-  start=$(date +%s.%N)
-  "$CLI" --json export --arch "$arch" --num-classes 1000 --verify-data "$TMP/photos" --calib-data "$TMP/photos" \
-    --calib-images 10 --format onnx --out "$TMP/$arch-fp32" > "$TMP/$arch-fp32.json" || true
-  end=$(date +%s.%N)
-  "$CLI" --json export --arch "$arch" --num-classes 1000 --verify-data "$TMP/photos" --calib-data "$TMP/photos" \
-    --calib-images 10 --no-benchmark --format onnx-fp16 --format onnx-int8 --out "$TMP/$arch-q" > "$TMP/$arch-q.json" || true
-  end2=$(date +%s.%N)
-  echo "{\"arch\": \"$arch\", \"export_fp32_with_verification_s\": $(echo "$end - $start" | bc), \"export_fp16_int8_with_verification_s\": $(echo "$end2 - $end" | bc), \"fp32_bytes\": $(stat -c %s "$TMP/$arch-fp32/model.onnx"), \"int8_bytes\": $(stat -c %s "$TMP/$arch-q/model.int8.onnx")}"
+  load_before=$(cut -d' ' -f1 /proc/loadavg)
+  /usr/bin/time -f '%e %U %S' -o "$TMP/$arch.time" \
+    "$CLI" --json export --arch "$arch" --num-classes 1000 --verify-data "$TMP/photos" --calib-data "$TMP/photos" \
+    --format onnx --format onnx-fp16 --format onnx-int8 --format torchscript --format safetensors \
+    --out "$TMP/$arch" > "$TMP/$arch.json" || true
+  "$(command -v python3)" - "$arch" "$TMP" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" <<'PYEOF'
+import json, os, sys
+arch, tmp, load_before, load_after = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+wall, user, sys_ = (float(v) for v in open(f"{tmp}/{arch}.time").read().split()[-3:])
+report = json.load(open(f"{tmp}/{arch}.json"))
+print(json.dumps({"arch": arch, "export": "onnx onnx-fp16 onnx-int8 torchscript safetensors, verified, with latency",
+                  "status": report["status"], "wall_s": wall, "cpu_s": round(user + sys_, 2),
+                  "user_s": user, "sys_s": sys_, "loadavg_1m_before": load_before, "loadavg_1m_after": load_after,
+                  "cores": os.cpu_count(),
+                  "phases": {p["phase"]: [round(p["wall_s"], 2), round(p["cpu_s"], 2)] for p in report.get("timing", [])},
+                  "fp32_bytes": os.path.getsize(f"{tmp}/{arch}/model.onnx"),
+                  "int8_bytes": os.path.getsize(f"{tmp}/{arch}/model.int8.onnx")}))
+PYEOF
   for batch in 1 32; do
     reps=$([ "$batch" = 1 ] && echo 20 || echo 3)
-    fp32=$(node "$ROOT/tests/integration/ort_run.js" bench "$TMP/$arch-fp32/model.onnx" "$batch,3,224,224" "$reps" "$THREADS")
-    fp16=$(node "$ROOT/tests/integration/ort_run.js" bench "$TMP/$arch-q/model.fp16.onnx" "$batch,3,224,224" "$reps" "$THREADS")
-    int8=$(node "$ROOT/tests/integration/ort_run.js" bench "$TMP/$arch-q/model.int8.onnx" "$batch,3,224,224" "$reps" "$THREADS")
-    "$(command -v python3)" - "$arch" "$batch" "$fp32" "$fp16" "$int8" <<'PYEOF'
+    node "$ROOT/tests/integration/ort_run.js" compare "$batch,3,224,224" "$reps" "$THREADS" \
+      "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/ort.json"
+    "$(command -v python3)" - "$arch" "$TMP" <<'PYEOF'
 import json, sys
-arch, batch, fp32, fp16, int8 = sys.argv[1], int(sys.argv[2]), *(json.loads(a) for a in sys.argv[3:])
-print(json.dumps({"arch": arch, "runtime": "onnxruntime-node cpu", "batch": batch,
-                  "fp32_ms_per_image": round(fp32["ms_per_image"], 3), "fp16_ms_per_image": round(fp16["ms_per_image"], 3),
-                  "int8_ms_per_image": round(int8["ms_per_image"], 3),
-                  "int8_speedup": round(fp32["ms_per_image"] / int8["ms_per_image"], 2)}))
+arch, tmp = sys.argv[1], sys.argv[2]
+r = json.load(open(f"{tmp}/ort.json"))
+ms = {k.rsplit("/", 1)[-1]: v for k, v in r["ms_per_image"].items()}
+fp32, fp16, int8 = ms["model.onnx"], ms["model.fp16.onnx"], ms["model.int8.onnx"]
+print(json.dumps({"arch": arch, "runtime": "onnxruntime-node cpu", "batch": r["batch"],
+                  "fp32_ms_per_image": round(fp32, 3), "fp16_ms_per_image": round(fp16, 3),
+                  "int8_ms_per_image": round(int8, 3), "int8_speedup": round(fp32 / int8, 2)}))
 PYEOF
   done
 done

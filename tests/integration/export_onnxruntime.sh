@@ -143,4 +143,21 @@ PYEOF
 "$CLI" --json predict --model "$TMP/resnet18/model.onnx" --top 3 "$TMP/photos/baboon.jpg" > "$TMP/predict.json" \
   || fail "predict failed"
 grep -q '"label": "class_' "$TMP/predict.json" || fail "predict printed no labels: $(cat "$TMP/predict.json")"
+# The same verb with a weights file (the exported safetensors) on a folder: the same top class.
+"$CLI" --json predict --weights "$TMP/resnet18/model.safetensors" --arch resnet18 --image-size 64 --top-k 3 "$TMP/photos" \
+  > "$TMP/predict-weights.json" || fail "predict --weights failed"
+"$PY" - "$TMP/predict.json" "$TMP/predict-weights.json" <<'PYEOF' || fail "predict --model and --weights disagree"
+import json, sys
+onnx, weights = (json.load(open(p)) for p in sys.argv[1:])
+by_path = {r["path"].rsplit("/", 1)[-1]: r for r in weights}
+assert len(by_path) == 8, by_path.keys()
+assert by_path["baboon.jpg"]["predictions"][0]["index"] == onnx["predictions"][0]["top"][0]["index"]
+PYEOF
+# Exactly one model source.
+if "$CLI" predict "$TMP/photos/baboon.jpg" 2> "$TMP/err"; then fail "predict without a model succeeded"; fi
+grep -q -- "--model FILE.onnx, --run RUN_DIR or --weights FILE" "$TMP/err" || fail "unclear error: $(cat "$TMP/err")"
+if "$CLI" predict --model "$TMP/resnet18/model.onnx" --weights "$TMP/resnet18/model.safetensors" "$TMP/photos" 2> "$TMP/err"; then
+  fail "predict with two models succeeded"
+fi
+grep -q "give only one" "$TMP/err" || fail "unclear error: $(cat "$TMP/err")"
 echo "export_onnxruntime: ok"

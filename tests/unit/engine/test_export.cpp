@@ -305,8 +305,9 @@ TEST(OnnxExport, Int8QdqHasPerChannelWeightsAndCalibratedActivations)
         ASSERT_TRUE(torch::isfinite(got).all().item<bool>());
         const torch::Tensor pair = torch::stack({got.flatten(), e.reference.flatten()});
         EXPECT_GT(torch::corrcoef(pair)[0][1].item<double>(), method == "minmax" ? 0.95 : 0.7);
-        if (method == "minmax")
+        if (method == "minmax") {
             EXPECT_LE(maxAbsDiff(got, e.reference), 0.25 * e.reference.abs().max().item<double>());
+        }
     }
 }
 
@@ -337,7 +338,7 @@ TEST(OnnxExport, HostileFilesGiveErrorsNamingTheFile)
     bare.clear_metadata_props();
     const std::string plain = tmp.file("plain.onnx");
     std::ofstream(plain, std::ios::binary) << engine::serializeOnnx(bare);
-    engine::PredictOptions p;
+    engine::OnnxPredictOptions p;
     p.modelPath = plain;
     p.images = {kPhotos + "/baboon.jpg"};
     EXPECT_THROW(engine::predictWithOnnx(p), engine::EngineError);
@@ -443,7 +444,7 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
     EXPECT_EQ(json::parse(readFile(options.outDir + "/report.json"))["status"], "passed");
 
     // predict runs the FP32 file through OpenCV DNN with the metadata's preprocessing.
-    engine::PredictOptions p;
+    engine::OnnxPredictOptions p;
     p.modelPath = options.outDir + "/model.onnx";
     p.images = {demo.outDir + "/test/" + engine::fashionMnistClasses()[1] + "/" +
                 fs::directory_iterator(demo.outDir + "/test/" + engine::fashionMnistClasses()[1])->path().filename().string()};
@@ -480,6 +481,36 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
     EXPECT_EQ(strict["artifacts"][0]["status"], "failed");
     EXPECT_EQ(strict["artifacts"][0]["file"], "model.int8.onnx.failed");
     EXPECT_FALSE(fs::exists(options.outDir + "/model.int8.onnx"));
+}
+
+TEST(ExportJob, ReportsLatencyAndTheTimeOfEachPhase)
+{
+    test::TempDir tmp;
+    engine::ExportOptions options;
+    options.arch = "resnet18";
+    options.numClasses = 4;
+    options.imageSize = 32;
+    options.formats = {"onnx", "torchscript"};
+    options.outDir = tmp.file("export");
+    const json report = engine::exportModel(options);
+    ASSERT_EQ(report["status"], "passed") << report.dump(2);
+    for (const json &latency : {report["original"]["latency"], report["artifacts"][0]["latency"],
+                                report["artifacts"][1]["latency"]}) {
+        EXPECT_GT(latency["batch1_ms_per_image"].get<double>(), 0.0) << report.dump(2);
+        EXPECT_GT(latency["batch32_ms_per_image"].get<double>(), 0.0) << report.dump(2);
+    }
+    // OpenCV DNN matched, so the reference runtime was not needed.
+    EXPECT_EQ(report["artifacts"][0]["runtime"], "opencv_dnn");
+    EXPECT_FALSE(report["artifacts"][0].contains("reference_runtime"));
+    std::vector<std::string> phases;
+    for (const json &p : report["timing"]) {
+        phases.push_back(p["phase"]);
+        EXPECT_GE(p["cpu_s"].get<double>(), 0.0);
+        EXPECT_GE(p["wall_s"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(phases, (std::vector<std::string>{"load model and images", "reference outputs", "build and check the FP32 graph",
+                                                "latency of the original", "onnx", "torchscript"}));
+    EXPECT_GE(report["artifacts"][1]["cpu_seconds"].get<double>(), 0.0);
 }
 
 } // namespace
