@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QElapsedTimer>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,11 +14,13 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace lathe::ui {
 namespace {
 
 constexpr int kFollowSteps = 2000; // steps in view when following the latest
+constexpr int kBucket = 64;        // line points per envelope bucket
 
 QCPGraph *addGraph(QCustomPlot *plot, const QString &name, const QColor &colour, bool dots = false,
                    QCPAxis *valueAxis = nullptr)
@@ -55,6 +58,7 @@ TrainingCurves::TrainingCurves(QWidget *parent)
         plot->legend->setFont(QFont(font().family(), 8));
         plot->setMouseTracking(true);
         plot->setNoAntialiasingOnDrag(true);
+        connect(plot, &QCustomPlot::beforeReplot, this, [this, plot] { chooseDetail(plot); });
         connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent *event) { showHover(plot, event->pos()); });
         // A drag or zoom by the user stops following.
         connect(plot, &QCustomPlot::mousePress, this, [this] { m_follow->setChecked(false); });
@@ -77,6 +81,15 @@ TrainingCurves::TrainingCurves(QWidget *parent)
     m_throughput = addGraph(speed, tr("images/s"), QColor(150, 110, 200));
     m_inputWait = addGraph(speed, tr("input wait %"), QColor(200, 80, 80), false, speed->yAxis2);
     m_plots[AccuracyPlot]->yAxis->setRange(0, 100);
+    for (QCPGraph *line : {m_stepLoss, m_smoothLoss, m_lr, m_throughput, m_inputWait}) {
+        auto *envelope = line->parentPlot()->addGraph(line->keyAxis(), line->valueAxis());
+        envelope->setPen(line->pen());
+        envelope->setAdaptiveSampling(true);
+        envelope->setName(QString()); // no legend entry, no hover line
+        envelope->removeFromLegend();
+        envelope->setVisible(false);
+        m_envelopes.append(Envelope{line, envelope});
+    }
 
     m_logScale->setToolTip(tr("Logarithmic loss axis."));
     m_follow->setToolTip(tr("Keep the newest steps in view; dragging or zooming a plot turns it off."));
@@ -107,6 +120,8 @@ void TrainingCurves::clear()
     for (QCustomPlot *plot : m_plots)
         for (int i = 0; i < plot->graphCount(); ++i)
             plot->graph(i)->data()->clear();
+    for (Envelope &e : m_envelopes)
+        e.summarized = 0;
     m_smoothStarted = false;
     m_lastStep = 0;
     scheduleReplot();
@@ -188,6 +203,11 @@ void TrainingCurves::rebuildSmoothed()
         smoothed.append(QCPGraphData(it->key, state));
     }
     m_smoothLoss->data()->set(smoothed, true);
+    for (Envelope &e : m_envelopes)
+        if (e.line == m_smoothLoss) {
+            e.envelope->data()->clear();
+            e.summarized = 0;
+        }
     m_smoothState = state;
     m_smoothStarted = started;
 }
@@ -220,26 +240,113 @@ void TrainingCurves::scheduleReplot()
 void TrainingCurves::replotNow()
 {
     m_replotQueued = false;
-    for (QCustomPlot *plot : m_plots) {
-        if (m_follow->isChecked()) {
-            bool found = false;
-            QCPRange range;
-            for (int i = 0; i < plot->graphCount(); ++i) {
-                bool ok = false;
-                const QCPRange keys = plot->graph(i)->getKeyRange(ok);
-                if (ok)
-                    range = found ? QCPRange(std::min(range.lower, keys.lower), std::max(range.upper, keys.upper)) : keys;
-                found = found || ok;
-            }
-            if (found) {
-                const double upper = std::max(range.upper, 1.0);
-                plot->xAxis->setRange(std::max(range.lower, upper - kFollowSteps), upper);
-                plot->yAxis->rescale(true);
-                if (plot == m_plots[AccuracyPlot])
-                    plot->yAxis->setRange(0, 100);
-            }
+    if (!isVisible()) {
+        m_replotWhenShown = true;
+        return;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    if (m_follow->isChecked())
+        for (QCustomPlot *plot : m_plots)
+            followLatest(plot);
+    for (Envelope &e : m_envelopes)
+        updateEnvelope(e);
+    for (QCustomPlot *plot : m_plots)
+        plot->replot();
+    Q_EMIT replotted(timer.nsecsElapsed() / 1e6);
+}
+
+// Summarizes the line's new complete buckets (the cost follows the points added since the last
+// call) and refreshes the raw tail after them.
+void TrainingCurves::updateEnvelope(Envelope &e)
+{
+    const QSharedPointer<QCPGraphDataContainer> line = e.line->data();
+    const QSharedPointer<QCPGraphDataContainer> envelope = e.envelope->data();
+    if (e.summarized == 0)
+        envelope->clear();
+    else
+        envelope->removeAfter(line->at(e.summarized - 1)->key); // the previous raw tail
+    for (; e.summarized + kBucket <= line->size(); e.summarized += kBucket) {
+        auto low = line->at(e.summarized);
+        auto high = low;
+        for (auto it = low; it != line->at(e.summarized + kBucket); ++it) {
+            if (it->value < low->value)
+                low = it;
+            if (it->value > high->value)
+                high = it;
         }
-        plot->replot(QCustomPlot::rpQueuedReplot);
+        envelope->add(low->key <= high->key ? *low : *high);
+        envelope->add(low->key <= high->key ? *high : *low);
+    }
+    for (auto it = line->at(e.summarized); it != line->constEnd(); ++it)
+        envelope->add(*it);
+}
+
+// Before every replot of the plot (ours, or a drag or zoom): each line, or its envelope when the
+// envelope still gives at least four points per pixel column.
+void TrainingCurves::chooseDetail(QCustomPlot *plot)
+{
+    for (const Envelope &e : std::as_const(m_envelopes)) {
+        if (e.line->parentPlot() != plot)
+            continue;
+        const QCPRange keys = e.line->keyAxis()->range();
+        const QSharedPointer<QCPGraphDataContainer> data = e.line->data();
+        const qint64 inView = data->findEnd(keys.upper) - data->findBegin(keys.lower);
+        const bool coarse = inView > 2 * kBucket * qint64(plot->axisRect()->width());
+        e.line->setVisible(!coarse);
+        e.envelope->setVisible(coarse);
+    }
+}
+
+void TrainingCurves::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (std::exchange(m_replotWhenShown, false))
+        scheduleReplot();
+}
+
+// The newest kFollowSteps steps in view, the value axis fitted to the points in that window:
+// each graph's window is found by binary search, so the cost does not grow with the data.
+void TrainingCurves::followLatest(QCustomPlot *plot)
+{
+    bool foundKeys = false;
+    QCPRange keys;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        bool ok = false;
+        const QCPRange range = plot->graph(i)->getKeyRange(ok);
+        if (ok)
+            keys = foundKeys ? QCPRange(std::min(keys.lower, range.lower), std::max(keys.upper, range.upper)) : range;
+        foundKeys = foundKeys || ok;
+    }
+    if (!foundKeys)
+        return;
+    const double upper = std::max(keys.upper, 1.0);
+    const QCPRange window(std::max(keys.lower, upper - kFollowSteps), upper);
+    plot->xAxis->setRange(window);
+    if (plot == m_plots[AccuracyPlot])
+        return; // fixed 0..100 %
+
+    QCPAxis *axis = plot->yAxis;
+    const bool log = axis->scaleType() == QCPAxis::stLogarithmic;
+    bool foundValues = false;
+    QCPRange values;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph *graph = plot->graph(i);
+        if (graph->valueAxis() != axis)
+            continue;
+        bool ok = false;
+        const QCPRange range = graph->data()->valueRange(ok, log ? QCP::sdPositive : QCP::sdBoth, window);
+        if (ok)
+            values = foundValues ? QCPRange(std::min(values.lower, range.lower), std::max(values.upper, range.upper)) : range;
+        foundValues = foundValues || ok;
+    }
+    if (!foundValues)
+        return;
+    if (log)
+        axis->setRange(values.lower / 1.1, values.upper * 1.1);
+    else {
+        const double margin = values.size() > 0 ? 0.05 * values.size() : std::max(1e-9, 0.05 * std::abs(values.upper));
+        axis->setRange(values.lower - margin, values.upper + margin);
     }
 }
 
@@ -249,7 +356,7 @@ void TrainingCurves::showHover(QCustomPlot *plot, const QPoint &pos)
     const double key = plot->xAxis->pixelToCoord(pos.x());
     for (int i = 0; i < plot->graphCount(); ++i) {
         QCPGraph *graph = plot->graph(i);
-        if (graph->dataCount() == 0)
+        if (graph->dataCount() == 0 || graph->name().isEmpty()) // an envelope repeats its line
             continue;
         auto it = graph->data()->findBegin(key, true);
         if (it == graph->data()->constEnd())

@@ -1,5 +1,6 @@
 // lathe: the desktop workbench.
 #include "demo_project_job.h"
+#include "event_loop_monitor.h"
 #include "main_window.h"
 #include "runtime_info.h"
 #include "settings.h"
@@ -15,13 +16,16 @@
 
 namespace {
 
-// Our strings from the embedded .qm files, Qt's own (dialog buttons) from Qt's folder.
+// Our strings from the embedded .qm files, Qt's own (dialog buttons) from Qt's folder. A
+// language without a translation of its own gets English's plural forms ("1 image", not
+// "1 image(s)").
 void installTranslators(QApplication &app, const QString &language)
 {
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
     QLocale::setDefault(locale);
     auto *ours = new QTranslator(&app);
-    if (ours->load(locale, QStringLiteral("lathe"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (ours->load(locale, QStringLiteral("lathe"), QStringLiteral("_"), QStringLiteral(":/i18n"))
+        || ours->load(QStringLiteral("lathe_en"), QStringLiteral(":/i18n")))
         QApplication::installTranslator(ours);
     auto *qt = new QTranslator(&app);
     if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
@@ -39,6 +43,7 @@ int main(int argc, char **argv)
     QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/lathe.png")));
     QApplication::setDesktopFileName(QStringLiteral("lathe"));
+    lathe::ui::EventLoopMonitor::application(); // the GUI thread's latency, shown in About
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Lathe: a workbench for training image classifiers"));
