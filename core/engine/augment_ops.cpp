@@ -75,6 +75,7 @@ struct Coefficients
     std::vector<int> count;
     std::vector<float> weights; // out * kmax
     int kmax = 0;
+    int maxCount = 0; // the most taps any output index has (<= kmax)
 };
 
 void bilinearCoefficients(int inSize, double in0, double in1, int outSize, Coefficients &c)
@@ -86,6 +87,7 @@ void bilinearCoefficients(int inSize, double in0, double in1, int outSize, Coeff
     c.first.assign(std::size_t(outSize), 0);
     c.count.assign(std::size_t(outSize), 0);
     c.weights.assign(std::size_t(outSize) * std::size_t(c.kmax), 0.0f);
+    c.maxCount = 0;
     double k[64];
     const int kcap = static_cast<int>(sizeof(k) / sizeof(k[0]));
     const double ss = 1.0 / filterscale;
@@ -111,6 +113,7 @@ void bilinearCoefficients(int inSize, double in0, double in1, int outSize, Coeff
             c.weights[std::size_t(xx) * std::size_t(c.kmax) + std::size_t(x)] = static_cast<float>(k[x] / ww);
         c.first[std::size_t(xx)] = xmin;
         c.count[std::size_t(xx)] = xmax;
+        c.maxCount = std::max(c.maxCount, xmax);
     }
 }
 
@@ -386,7 +389,8 @@ cv::Point centerCropOrigin(int width, int height, int cropWidth, int cropHeight)
             static_cast<int>(roundHalfEven((height - cropHeight) / 2.0))};
 }
 
-void resampleBilinear(const cv::Mat &src, const cv::Rect &boundsIn, const cv::Rect2d &box, cv::Size out, cv::Mat &dst)
+void resampleBilinear(const cv::Mat &src, const cv::Rect &boundsIn, const cv::Rect2d &box, cv::Size out, cv::Mat &dst,
+                      bool mirror)
 {
     requireU8(src, "resample");
     const cv::Rect bounds = boundsIn & cv::Rect(0, 0, src.cols, src.rows);
@@ -420,36 +424,46 @@ void resampleBilinear(const cv::Mat &src, const cv::Rect &boundsIn, const cv::Re
         verticalTaps(rows, q, taps, spanValues, tmp.data() + std::size_t(yy) * std::size_t(spanValues));
     }
 
-    // Horizontal pass with rounding (+0.5, truncated: PIL's clip8).
+    // Horizontal pass with rounding (+0.5, truncated: PIL's clip8). Every pixel runs the same
+    // number of taps, the most any pixel has (the weights past its own count are 0), so the
+    // loop has a fixed length; the reads past a row's span stay inside tmp thanks to the
+    // padding. Mirrored, output pixel xx takes the taps of xx's mirror image.
     dst.create(out.height, out.width, CV_MAKETYPE(CV_8U, ch));
+    const int taps = cx.maxCount;
+    tmp.resize(tmp.size() + std::size_t(taps) * 3 + 4);
     thread_local std::vector<int> offsets;
+    thread_local std::vector<float> weights, w4; // out.width * taps, and each weight 4 times
     offsets.resize(std::size_t(out.width));
-    for (int xx = 0; xx < out.width; ++xx)
-        offsets[std::size_t(xx)] = (cx.first[std::size_t(xx)] - xFirst) * ch;
-    // Every pixel runs kmax taps (the weights past its count are 0), so the loop has a fixed
-    // length; the reads past a row's span stay inside tmp thanks to the padding.
-    tmp.resize(tmp.size() + std::size_t(cx.kmax) * 3 + 4);
-    thread_local std::vector<float> w4;
-    w4.resize(cx.weights.size() * 4);
-    for (std::size_t i = 0; i < cx.weights.size(); ++i)
-        std::fill_n(w4.begin() + std::ptrdiff_t(4 * i), 4, cx.weights[i]);
+    weights.resize(std::size_t(out.width) * std::size_t(taps));
+    w4.resize(weights.size() * 4);
+    for (int xx = 0; xx < out.width; ++xx) {
+        const std::size_t from = std::size_t(mirror ? out.width - 1 - xx : xx);
+        offsets[std::size_t(xx)] = (cx.first[from] - xFirst) * ch;
+        std::copy_n(cx.weights.begin() + std::ptrdiff_t(from * std::size_t(cx.kmax)), taps,
+                    weights.begin() + std::ptrdiff_t(std::size_t(xx) * std::size_t(taps)));
+    }
+    for (std::size_t i = 0; i < weights.size(); ++i)
+        std::fill_n(w4.begin() + std::ptrdiff_t(4 * i), 4, weights[i]);
     for (int yy = 0; yy < out.height; ++yy) {
         const float *row = tmp.data() + std::size_t(yy) * std::size_t(spanValues);
         std::uint8_t *d = dst.ptr<std::uint8_t>(yy);
         if (ch == 3) {
-            switch (cx.kmax) {
+            switch (taps) {
+            case 2: horizontalRgb<2>(row, offsets.data(), w4.data(), out.width, d); break;
             case 3: horizontalRgb<3>(row, offsets.data(), w4.data(), out.width, d); break;
+            case 4: horizontalRgb<4>(row, offsets.data(), w4.data(), out.width, d); break;
             case 5: horizontalRgb<5>(row, offsets.data(), w4.data(), out.width, d); break;
+            case 6: horizontalRgb<6>(row, offsets.data(), w4.data(), out.width, d); break;
             case 7: horizontalRgb<7>(row, offsets.data(), w4.data(), out.width, d); break;
-            default: horizontalRgbAny(row, offsets.data(), cx.weights.data(), cx.kmax, out.width, d); break;
+            default: horizontalRgbAny(row, offsets.data(), weights.data(), taps, out.width, d); break;
             }
             continue;
         }
         for (int xx = 0; xx < out.width; ++xx) {
-            const float *w = cx.weights.data() + std::size_t(xx) * std::size_t(cx.kmax);
+            const float *w = weights.data() + std::size_t(xx) * std::size_t(taps);
             const float *s = row + offsets[std::size_t(xx)];
             float v = 0;
-            for (int k = 0; k < cx.kmax; ++k)
+            for (int k = 0; k < taps; ++k)
                 v += w[k] * s[k];
             d[xx] = static_cast<std::uint8_t>(std::clamp(v + 0.5f, 0.0f, 255.0f));
         }

@@ -44,8 +44,10 @@ cv::Point centerCropOrigin(int width, int height, int cropWidth, int cropHeight)
 // shrinking, i.e. antialiased) of the box [x0, x1) x [y0, y1) of src to dst (size out).
 // Filter taps are confined to `bounds` (a rectangle of src): the crop for crop-then-resize,
 // the whole image for resize-then-crop. The vertical pass runs first in float, one rounding
-// at the end (PIL rounds between its passes too: differences are at most 1).
-void resampleBilinear(const cv::Mat &src, const cv::Rect &bounds, const cv::Rect2d &box, cv::Size out, cv::Mat &dst);
+// at the end (PIL rounds between its passes too: differences are at most 1). mirror: the
+// output flipped left-right as well (horizontalFlip of the result, at no extra cost).
+void resampleBilinear(const cv::Mat &src, const cv::Rect &bounds, const cv::Rect2d &box, cv::Size out, cv::Mat &dst,
+                      bool mirror = false);
 
 // --- Pixel functions (torchvision.transforms.functional on uint8 tensors).
 void horizontalFlip(cv::Mat &img);

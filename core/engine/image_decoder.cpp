@@ -144,7 +144,7 @@ void checkJpegHeader(const std::uint8_t *data, std::size_t size)
 // Full decode through TurboJPEG at 1/denom scale, warnings (such as a premature end) treated
 // as errors. Returns stored-orientation pixels: RGB, grey or CMYK (4 channels).
 cv::Mat turboDecode(const std::uint8_t *data, std::size_t size, const ImageHeader &header, int denom, int channels,
-                    std::vector<std::uint8_t> *scratch)
+                    std::vector<std::uint8_t> *scratch, bool fast)
 {
     thread_local std::unique_ptr<void, TjDeleter> handle(tjInitDecompress());
     if (!handle)
@@ -162,7 +162,7 @@ cv::Mat turboDecode(const std::uint8_t *data, std::size_t size, const ImageHeade
         out.create(h, w, type);
     }
     if (tjDecompress2(handle.get(), data, static_cast<unsigned long>(size), out.data, w, static_cast<int>(out.step[0]), h,
-                      pf, TJFLAG_STOPONWARNING)
+                      pf, TJFLAG_STOPONWARNING | (fast ? TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE : 0))
         != 0)
         throw EngineError("corrupt or truncated JPEG data (" + tjError(handle.get()) + ")");
     return out;
@@ -226,8 +226,8 @@ struct JpegRows
 // Decodes rows [y0, y1) and at least columns [x0, x0 + width) of the image scaled by 1/denom
 // into buffer (which holds scaledWidth * (y1 - y0) * 4 bytes). No C++ object with a destructor
 // lives in this frame, so the longjmp from libjpeg's error callback is safe.
-bool readJpegRows(JpegDecompressor &d, const std::uint8_t *data, std::size_t size, int denom, bool grey, int x0, int width,
-                  int y0, int y1, std::uint8_t *buffer, JpegRows *rows)
+bool readJpegRows(JpegDecompressor &d, const std::uint8_t *data, std::size_t size, int denom, bool grey, bool fast, int x0,
+                  int width, int y0, int y1, std::uint8_t *buffer, JpegRows *rows)
 {
     jpeg_decompress_struct *c = &d.cinfo;
     if (setjmp(d.err.jump) != 0) {
@@ -238,7 +238,10 @@ bool readJpegRows(JpegDecompressor &d, const std::uint8_t *data, std::size_t siz
     jpeg_read_header(c, TRUE);
     c->scale_num = 1;
     c->scale_denom = static_cast<unsigned int>(denom);
-    c->dct_method = JDCT_ISLOW; // TurboJPEG's and PIL's default: the same pixels as theirs
+    // Accurate: TurboJPEG's and PIL's default, the same pixels as theirs. Fast: the integer
+    // IDCT and chroma replicated instead of interpolated (see DecodeOptions in the header).
+    c->dct_method = fast ? JDCT_IFAST : JDCT_ISLOW;
+    c->do_fancy_upsampling = fast ? FALSE : TRUE;
     if (c->jpeg_color_space == JCS_CMYK || c->jpeg_color_space == JCS_YCCK)
         c->out_color_space = JCS_CMYK;
     else
@@ -419,7 +422,8 @@ cv::Mat applyOrientation(const cv::Mat &stored, int orientation)
 }
 
 DecodedImage decodeRegion(const std::uint8_t *data, std::size_t size, const ImageHeader &header, const cv::Rect &region,
-                          double minScale, int channels, bool allowPartial, std::vector<std::uint8_t> *scratch)
+                          double minScale, int channels, bool allowPartial, std::vector<std::uint8_t> *scratch,
+                          bool fastDecode)
 {
     if (channels != 1 && channels != 3)
         throw EngineError("decoder: channels must be 1 or 3, not " + std::to_string(channels));
@@ -465,7 +469,7 @@ DecodedImage decodeRegion(const std::uint8_t *data, std::size_t size, const Imag
         // column on each side and drop the edge columns that are not the image's own.
         const int cx0 = std::max(0, x0 - 1), cx1 = std::min(sw, x1 + 1);
         JpegRows rows;
-        if (!readJpegRows(decompressor, data, size, denom, grey, cx0, cx1 - cx0, y0, y1, buffer.data(), &rows))
+        if (!readJpegRows(decompressor, data, size, denom, grey, fastDecode, cx0, cx1 - cx0, y0, y1, buffer.data(), &rows))
             throw EngineError(std::string("corrupt or truncated JPEG data (") + decompressor.err.message + ")");
         const int left = rows.x > 0 ? 1 : 0;
         const int right = rows.x + rows.width < sw ? 1 : 0;
@@ -476,7 +480,7 @@ DecodedImage decodeRegion(const std::uint8_t *data, std::size_t size, const Imag
     }
 #endif
     if (pixels.empty()) {
-        const cv::Mat whole = turboDecode(data, size, header, denom, channels, scratch);
+        const cv::Mat whole = turboDecode(data, size, header, denom, channels, scratch, fastDecode);
         // Keep only the rows and columns asked for: orientation and the caller touch less.
         pixels = finishJpegPixels(whole(cv::Rect(x0, y0, x1 - x0, y1 - y0)), header.cmyk, markers.adobe, channels);
         covered = cv::Rect(x0, y0, x1 - x0, y1 - y0);

@@ -141,6 +141,7 @@ nlohmann::json benchPipeline(const PipelineBenchOptions &options)
     if (options.augment == "standard") {
         p.transform.train = true;
         p.transform.augmentations = standardAugmentations();
+        p.transform.fastDecode = options.fastDecode;
     } else if (options.augment == "none") {
         p.transform.train = false;
         p.transform.resizeSize = options.imageSize * 256 / 224; // torchvision's 256 -> 224 ratio
@@ -205,6 +206,7 @@ nlohmann::json benchPipeline(const PipelineBenchOptions &options)
             {"prefetch_batches", s.prefetchBatches},
             {"wait_fraction", seconds > 0 ? (s.consumerWaitSeconds - waitAtWarm) / seconds : 0.0},
             {"image_size", options.imageSize},
+            {"fast_decode", p.transform.train && p.transform.fastDecode},
             {"batch", options.batchSize},
             {"seconds", seconds},
             {"cache_mb", double(s.cacheBytesUsed) / (1024.0 * 1024.0)},

@@ -21,6 +21,7 @@ struct PipelineBenchOptions
     // to RGB on one thread, the per-core ceiling the pipeline is compared with.
     std::string augment = "standard";
     std::size_t cacheBytes = 0;
+    bool fastDecode = false; // "standard": TransformOptions::fastDecode (off: PIL's decode)
 };
 
 // Runs the input pipeline over the split, epoch after epoch, until `seconds` have passed, with

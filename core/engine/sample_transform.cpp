@@ -393,7 +393,7 @@ Geometry geometryFor(const SampleTransform::Plan &plan, const TransformOptions &
 }
 
 // Resamples the geometry's box out of a decode (full-resolution coordinates mapped to its pixels).
-void resampleBox(const DecodedImage &d, const Geometry &g, int size, cv::Mat &out)
+void resampleBox(const DecodedImage &d, const Geometry &g, int size, cv::Mat &out, bool mirror)
 {
     const double s = d.scale;
     const cv::Rect2d box(g.box.x * s - d.offsetX, g.box.y * s - d.offsetY, g.box.width * s, g.box.height * s);
@@ -402,16 +402,30 @@ void resampleBox(const DecodedImage &d, const Geometry &g, int size, cv::Mat &ou
     const int bx1 = static_cast<int>(std::ceil((g.bounds.x + g.bounds.width) * s - d.offsetX - 1e-6));
     const int by1 = static_cast<int>(std::ceil((g.bounds.y + g.bounds.height) * s - d.offsetY - 1e-6));
     const cv::Rect bounds = cv::Rect(bx0, by0, bx1 - bx0, by1 - by0) & cv::Rect(0, 0, d.pixels.cols, d.pixels.rows);
-    ops::resampleBilinear(d.pixels, bounds, box, cv::Size(size, size), out);
+    ops::resampleBilinear(d.pixels, bounds, box, cv::Size(size, size), out, mirror);
+}
+
+// A horizontal flip as the first pixel step (the standard recipe's) is folded into the
+// resample: its draw is made right after the geometry's, where applyPixelStep would make it,
+// and the resample mirrors. Returns whether to mirror; firstStep: the pixel steps left to run.
+bool leadingFlip(const SampleTransform::Plan &plan, const TransformOptions &o, std::mt19937_64 &rng,
+                 std::size_t &firstStep)
+{
+    firstStep = 0;
+    if (!o.train || plan.pixelSteps.empty() || plan.pixelSteps.front().kind != Kind::HorizontalFlip)
+        return false;
+    firstStep = 1;
+    return draw(rng, plan.pixelSteps.front().p);
 }
 
 // Pixel steps, channel conversion, tensor-level steps, normalization and layout.
-void finishSample(const SampleTransform::Plan &plan, const TransformOptions &o, Work &w, std::mt19937_64 &rng, void *out)
+void finishSample(const SampleTransform::Plan &plan, const TransformOptions &o, Work &w, std::mt19937_64 &rng, void *out,
+                  std::size_t firstStep)
 {
     cv::Mat *img = &w.sample;
     if (o.train)
-        for (const Step &s : plan.pixelSteps)
-            applyPixelStep(w.sample, s, rng);
+        for (std::size_t i = firstStep; i < plan.pixelSteps.size(); ++i)
+            applyPixelStep(w.sample, plan.pixelSteps[i], rng);
     if (o.channels == 1) {
         ops::rgbToGrayscale(w.sample, w.grey, 1);
         img = &w.grey;
@@ -523,9 +537,12 @@ void SampleTransform::apply(const std::uint8_t *data, std::size_t size, std::mt1
     const int height = swap ? header.width : header.height;
     Work &w = work();
     const Geometry g = geometryFor(*m_plan, m_options, width, height, rng);
-    const DecodedImage d = decodeRegion(data, size, header, g.region, g.minScale, 3, true, &w.scratch);
-    resampleBox(d, g, m_options.imageSize, w.sample);
-    finishSample(*m_plan, m_options, w, rng, out);
+    const DecodedImage d = decodeRegion(data, size, header, g.region, g.minScale, 3, true, &w.scratch,
+                                         m_options.train && m_options.fastDecode);
+    std::size_t firstStep = 0;
+    const bool mirror = leadingFlip(*m_plan, m_options, rng, firstStep);
+    resampleBox(d, g, m_options.imageSize, w.sample, mirror);
+    finishSample(*m_plan, m_options, w, rng, out, firstStep);
 }
 
 cv::Mat SampleTransform::decodeForCache(const std::uint8_t *data, std::size_t size) const
@@ -537,7 +554,8 @@ cv::Mat SampleTransform::decodeForCache(const std::uint8_t *data, std::size_t si
     const int target = cacheShortSide();
     const int shortSide = std::min(width, height);
     const double minScale = std::min(1.0, double(target) / shortSide);
-    const DecodedImage d = decodeRegion(data, size, header, cv::Rect(0, 0, width, height), minScale, 3, true, nullptr);
+    const DecodedImage d = decodeRegion(data, size, header, cv::Rect(0, 0, width, height), minScale, 3, true, nullptr,
+                                        m_options.train && m_options.fastDecode);
     if (shortSide <= target && d.scale == 1.0 && d.offsetX == 0 && d.offsetY == 0 && d.pixels.cols == width
         && d.pixels.rows == height)
         return d.pixels.isContinuous() ? d.pixels : d.pixels.clone();
@@ -560,8 +578,10 @@ void SampleTransform::applyDecoded(const cv::Mat &decoded, std::mt19937_64 &rng,
     d.pixels = decoded;
     d.fullWidth = decoded.cols;
     d.fullHeight = decoded.rows;
-    resampleBox(d, g, m_options.imageSize, w.sample);
-    finishSample(*m_plan, m_options, w, rng, out);
+    std::size_t firstStep = 0;
+    const bool mirror = leadingFlip(*m_plan, m_options, rng, firstStep);
+    resampleBox(d, g, m_options.imageSize, w.sample, mirror);
+    finishSample(*m_plan, m_options, w, rng, out, firstStep);
 }
 
 // --- BatchMixer

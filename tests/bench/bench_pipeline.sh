@@ -6,7 +6,8 @@
 # so "lathe >= 70% of two cores' full-size decode rate" can be checked. Prints one JSON line
 # with wall-clock rates and, because a shared machine's neighbours skew those, rates per CPU
 # second (all threads/processes of each side, after the warm-up batch); on a machine that
-# gives both sides their two cores the two ratios agree.
+# gives both sides their two cores the two ratios agree. Lathe decodes as PIL does (its
+# training default; `lathe-cli bench pipeline --fast-decode true` shows the fast-decode option).
 # Usage: bench_pipeline.sh [LATHE_CLI=build/app/lathe-cli] [WORK_DIR=mktemp] [SECONDS=20] [N=2000]
 # The corpus (tests/bench/make_scan_corpus.sh: cuts of Debian's darknet photos) and its shards
 # are kept in WORK_DIR and reused by later runs.
@@ -49,6 +50,7 @@ print(json.dumps({
     "decode_images_per_cpu_s": decode["decode_images_per_cpu_s"],
     "lathe_cpu_over_decode_cpu": lathe["images_per_cpu_s"] / decode["decode_images_per_cpu_s"],
     "load_average_1min": float(open("/proc/loadavg").read().split()[0]),
+    "lathe_fast_decode": lathe.get("fast_decode", False),
     "lathe_wait_fraction": lathe["wait_fraction"],
     "lathe_peak_rss_mb": lathe["peak_rss_mb"],
     "lathe_errors": lathe["errors"],

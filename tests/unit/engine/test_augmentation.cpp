@@ -325,6 +325,24 @@ TEST(AugmentOps, ResampleIdentityConstantAndAntialias)
     EXPECT_LE(hi, 135);
 }
 
+TEST(AugmentOps, MirroredResampleIsTheFlippedResample)
+{
+    // SampleTransform folds a leading horizontal flip into the resample: the same pixels as
+    // resampling and then flipping, for every tap count (shrink, copy, enlarge) and RGB or grey.
+    cv::Mat rgb(57, 91, CV_8UC3);
+    cv::randu(rgb, cv::Scalar::all(0), cv::Scalar::all(256));
+    cv::Mat grey;
+    cv::extractChannel(rgb, grey, 1);
+    for (const cv::Mat &src : {rgb, grey})
+        for (const cv::Size out : {cv::Size(13, 11), cv::Size(29, 23), cv::Size(60, 44), cv::Size(150, 90)}) {
+            cv::Mat plain, mirrored;
+            ops::resampleBilinear(src, cv::Rect(4, 3, 80, 50), cv::Rect2d(5.5, 3.25, 71.5, 44.5), out, plain);
+            ops::resampleBilinear(src, cv::Rect(4, 3, 80, 50), cv::Rect2d(5.5, 3.25, 71.5, 44.5), out, mirrored, true);
+            ops::horizontalFlip(plain);
+            EXPECT_EQ(cv::norm(mirrored, plain, cv::NORM_INF), 0.0) << out << " channels " << src.channels();
+        }
+}
+
 // ---------------------------------------------------------------- pixel functions
 
 TEST(AugmentOps, FlipsOfAGradient)
