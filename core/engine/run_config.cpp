@@ -283,7 +283,7 @@ const std::vector<std::string> kSchedules{"constant", "step",           "multi_s
                                           "cosine",   "cosine_restarts", "one_cycle", "plateau"};
 const std::vector<std::string> kMetrics{"val_loss", "val_top1", "train_loss"};
 const std::vector<std::string> kPrecisions{"fp32", "bf16", "fp16"};
-const std::vector<std::string> kBalance{"none", "class_weights", "balanced_sampler"};
+const std::vector<std::string> kBalance{"none", "class_weights"};
 const std::vector<std::string> kFeatureCache{"off", "auto", "fixed_views"};
 const std::vector<std::string> kFreezePolicies{"train_all", "head_only", "up_to_stage"};
 
@@ -462,7 +462,7 @@ const std::vector<Field> &fields()
         t.push_back(boolField("data.channels_last", LATHE_MEMBER(data.channelsLast),
                               "Feed batches in channels-last memory layout, which is faster for convolutions on some GPUs."));
         t.push_back(stringField("data.balance", LATHE_MEMBER(data.balance), Limits::oneOf(kBalance),
-                                "Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or batches drawn with equal class probability (balanced_sampler)."));
+                                "Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights)."));
 
         t.push_back(stringField("model.arch", LATHE_MEMBER(model.arch), {},
                                 "The backbone architecture: a built-in name such as resnet50 or vit_b_16 (see lathe-cli models), or \"torchscript\" for model.torchscript.",

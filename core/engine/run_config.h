@@ -30,8 +30,7 @@ struct DataConfig
     int workers = 0;                 // pipeline threads per rank, 0: cores / ranks
     std::size_t cacheMb = 0;         // in-RAM cache of decoded images, 0: off
     bool channelsLast = false;
-    // Imbalanced data: "none", "class_weights" (loss weights from class frequencies) or
-    // "balanced_sampler" (each batch drawn with equal class probability).
+    // Imbalanced data: "none" or "class_weights" (loss weights from class frequencies).
     std::string balance = "none";
 };
 

@@ -12,6 +12,7 @@
 #include "model_zoo.h"
 #include "optimizer_factory.h"
 #include "run_folder.h"
+#include "run_model.h"
 #include "shard_dataset.h"
 #include "weight_ema.h"
 #include "weights_io.h"
@@ -23,6 +24,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -32,6 +35,8 @@
 #include <sstream>
 #include <thread>
 #include <unordered_map>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -108,6 +113,37 @@ std::string resolveZooWeights(const std::string &arch)
                       ". Download them on the Model page (or put the file in $LATHE_WEIGHTS_CACHE)");
 }
 
+// ---- OpenMP waiting -------------------------------------------------------------------------
+
+// LibTorch's intra-op threads (GNU OpenMP here) spin after every parallel region by default,
+// burning the cores that the input pipeline's workers, other ranks and other programs need: on
+// a loaded machine a CPU training step took 12x longer, 90% of it in OpenMP's spin loop
+// (tests/bench/bench_train.sh). OpenMP reads OMP_WAIT_POLICY once, in its library constructor,
+// and C library initialisation resets the environment after .preinit_array runs, so a program
+// that links the trainer starts itself again with OMP_WAIT_POLICY=PASSIVE from .preinit_array:
+// before any library's constructor (LibTorch's operator registration) has run, the restart
+// costs only the dynamic loading (~0.1 s of CPU for lathe-cli). An OMP_WAIT_POLICY in the
+// environment is kept; where the restart fails the program goes on as it is. Plain C only:
+// nothing is initialised yet.
+#if defined(__linux__) && defined(__GLIBC__)
+void passiveOpenMpWaits(int, char **argv, char **envp)
+{
+    std::size_t n = 0;
+    for (; envp[n]; ++n)
+        if (std::strncmp(envp[n], "OMP_WAIT_POLICY=", 16) == 0)
+            return;
+    auto **env = static_cast<char **>(std::malloc((n + 2) * sizeof(char *)));
+    if (!env)
+        return;
+    std::memcpy(env, envp, n * sizeof(char *));
+    env[n] = const_cast<char *>("OMP_WAIT_POLICY=PASSIVE");
+    env[n + 1] = nullptr;
+    execve("/proc/self/exe", argv, env);
+    std::free(env);
+}
+[[gnu::used, gnu::section(".preinit_array")]] void (*passiveOpenMpWaitsEntry)(int, char **, char **) = passiveOpenMpWaits;
+#endif
+
 // ---- devices and autocast -------------------------------------------------------------------
 
 torch::Device parseDevice(const std::string &name)
@@ -172,6 +208,16 @@ private:
     bool m_prevEnabled = false;
     at::ScalarType m_prevDtype = at::kBFloat16;
 };
+
+// optimizer.zero_grad(set_to_none=True), PyTorch's default: backward() then writes each
+// gradient instead of adding it to zeros (one pass less over every gradient each step); a
+// parameter without one is skipped by the optimizer, as in PyTorch.
+void clearGradients(torch::optim::Optimizer &optimizer)
+{
+    for (auto &group : optimizer.param_groups())
+        for (auto &p : group.params())
+            p.mutable_grad().reset();
+}
 
 void toChannelsLast(torch::nn::Module &model)
 {
@@ -921,7 +967,7 @@ void RankTrainer::run()
             const torch::Tensor labels = batch->labels.to(m_device);
             const torch::Tensor targets = batch->softTargets.defined() ? batch->softTargets.to(m_device) : labels;
             if (microInStep == 0)
-                m_optimizer->zero_grad();
+                clearGradients(*m_optimizer);
             torch::Tensor logits;
             {
                 AutocastScope autocast(m_autocast, m_device, m_autocastType);
@@ -1201,8 +1247,6 @@ void prepare(RunSetup &s)
 {
     RunConfig &c = s.config;
     validateRunConfig(c);
-    if (c.data.balance == "balanced_sampler")
-        throw EngineError("data.balance: balanced_sampler is not available in this version; use class_weights");
     s.manifest = readDatasetManifest(c.data.shards);
     s.numClasses = int(s.manifest.classes.size());
     if (s.numClasses < 2)
@@ -1239,19 +1283,13 @@ void prepare(RunSetup &s)
         throw EngineError("model.in_channels: the input pipeline gives 1 or 3 channels (got " +
                           std::to_string(s.spec.inChannels) + ")");
 
-    TransformOptions t;
+    // Validation uses the evaluation transform, so evaluating a run later reproduces its numbers.
+    TransformOptions t = evaluationTransform(s.info, c.data.imageSize, s.spec.inChannels);
     t.augmentations = c.data.augment;
-    t.imageSize = c.data.imageSize;
-    t.resizeSize = std::max(c.data.imageSize, int(std::lround(double(c.data.imageSize) * s.info.resizeSize /
-                                                              std::max(1, s.info.inputSize))));
-    t.channels = s.spec.inChannels;
-    t.mean = s.info.mean;
-    t.std = s.info.std;
     t.channelsLast = c.data.channelsLast;
+    s.valTransform = t;
     s.trainTransform = t;
     s.trainTransform.train = true;
-    s.valTransform = t;
-    s.valTransform.train = false;
 
     for (const std::string &d : c.devices)
         s.devices.push_back(parseDevice(d));
@@ -1312,7 +1350,7 @@ json benchTrain(const TrainBenchOptions &o)
     const bool autocast = o.precision != "fp32";
     const at::ScalarType type = o.precision == "fp16" ? at::kHalf : at::kBFloat16;
     const auto step = [&] {
-        optimizer.zero_grad();
+        clearGradients(optimizer);
         torch::Tensor logits;
         {
             AutocastScope scope(autocast, device, type);
@@ -1327,9 +1365,12 @@ json benchTrain(const TrainBenchOptions &o)
     for (int i = 0; i < 3; ++i)
         step();
     const Clock::time_point start = Clock::now();
+    const std::clock_t cpuStart = std::clock(); // all of the process's threads
     for (int i = 0; i < o.steps; ++i)
         step();
     const double seconds = secondsSince(start);
+    const double cpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    const char *waitPolicy = std::getenv("OMP_WAIT_POLICY");
     return {{"arch", o.arch},
             {"batch", o.batchSize},
             {"image_size", o.imageSize},
@@ -1339,6 +1380,8 @@ json benchTrain(const TrainBenchOptions &o)
             {"threads", at::get_num_threads()},
             {"steps", o.steps},
             {"step_ms", seconds * 1000.0 / o.steps},
+            {"cpu_ms_per_step", cpuSeconds * 1000.0 / o.steps},
+            {"omp_wait_policy", waitPolicy ? waitPolicy : ""},
             {"images_per_s", double(o.batchSize) * o.steps / seconds}};
 }
 

@@ -3,10 +3,12 @@
 Usage: /usr/bin/python3 torch_train_reference.py --arch resnet18 [--image-size 64] [--batch 32]
        [--steps 20] [--threads 2]
 Synthetic data (random tensors), SGD (momentum 0.9), fp32, train mode; 3 warm-up steps, then the
-timed steps. Prints one JSON line with the same keys as `lathe-cli bench train`.
+timed steps. Prints one JSON line with the same keys as `lathe-cli bench train`; cpu_ms_per_step is
+the CPU time of all the process's threads (spinning OpenMP threads count).
 """
 import argparse
 import json
+import os
 import time
 
 import torch
@@ -40,12 +42,16 @@ def main():
     for _ in range(3):
         step()
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for _ in range(a.steps):
         step()
     seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     print(json.dumps({"arch": a.arch, "batch": a.batch, "image_size": a.image_size, "precision": "fp32",
                       "threads": torch.get_num_threads(), "steps": a.steps,
-                      "step_ms": seconds * 1000 / a.steps, "images_per_s": a.batch * a.steps / seconds,
+                      "step_ms": seconds * 1000 / a.steps, "cpu_ms_per_step": cpu_seconds * 1000 / a.steps,
+                      "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+                      "images_per_s": a.batch * a.steps / seconds,
                       "torch": torch.__version__}))
 
 

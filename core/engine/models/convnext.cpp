@@ -1,61 +1,24 @@
 // ConvNeXt-Tiny with torchvision's module names, initialisation and forward semantics.
 
+#include "blocks.h"
 #include "families.h"
 #include "head.h"
 
 #include "engine_error.h"
 
 #include <torch/nn/functional/activation.h>
-#include <torch/nn/functional/dropout.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/normalization.h>
-
-#include <cmath>
 
 namespace lathe::engine::models {
 namespace {
 
 namespace F = torch::nn::functional;
 
-// nn.init.trunc_normal_ (bounds are absolute, so with std 0.02 they never bite): the same
-// inverse-CDF construction, hence the same numbers from the same generator state.
-void truncNormal(torch::Tensor tensor, double stddev, double low = -2, double high = 2)
-{
-    torch::NoGradGuard noGrad;
-    auto cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
-    tensor.uniform_(2 * cdf(low / stddev) - 1, 2 * cdf(high / stddev) - 1);
-    tensor.erfinv_().mul_(stddev * std::sqrt(2.0)).clamp_(low, high);
-}
-
-// A container that only gives its children torchvision's names ("0", "block", ...).
-struct Node : torch::nn::Module
-{
-};
-
-torch::nn::LayerNorm channelNorm(std::int64_t channels)
-{
-    return torch::nn::LayerNorm(torch::nn::LayerNormOptions({channels}).eps(1e-6));
-}
-
 // torchvision's LayerNorm2d: LayerNorm over the channels of an NCHW tensor.
 torch::Tensor layerNorm2d(torch::nn::LayerNorm norm, const torch::Tensor &x)
 {
     return norm->forward(x.permute({0, 2, 3, 1})).permute({0, 3, 1, 2});
-}
-
-// torchvision.ops.stochastic_depth in "row" mode: whole samples of the residual branch are
-// dropped and the survivors rescaled.
-torch::Tensor stochasticDepth(const torch::Tensor &x, double p, bool training)
-{
-    if (!training || p == 0)
-        return x;
-    const double survival = 1 - p;
-    std::vector<std::int64_t> shape(std::size_t(x.dim()), 1);
-    shape[0] = x.size(0);
-    torch::Tensor noise = torch::empty(shape, x.options()).bernoulli_(survival);
-    if (survival > 0)
-        noise.div_(survival);
-    return x * noise;
 }
 
 class CNBlock : public torch::nn::Module
@@ -68,7 +31,7 @@ public:
         // Indices 1, 4 and 6 are torchvision's parameterless Permute/GELU/Permute.
         m_depthwise = block->register_module(
             "0", torch::nn::Conv2d(torch::nn::Conv2dOptions(dim, dim, 7).padding(3).groups(dim).bias(true)));
-        m_norm = block->register_module("2", channelNorm(dim));
+        m_norm = block->register_module("2", layerNorm(dim));
         m_expand = block->register_module("3", torch::nn::Linear(dim, 4 * dim));
         m_project = block->register_module("5", torch::nn::Linear(4 * dim, dim));
         m_layerScale = register_parameter("layer_scale", torch::full({dim, 1, 1}, layerScale));
@@ -111,7 +74,7 @@ public:
         auto stem = features->register_module(std::to_string(index++), std::make_shared<Node>());
         m_stemConv = stem->register_module(
             "0", torch::nn::Conv2d(torch::nn::Conv2dOptions(inChannels, stages.front().channels, 4).stride(4).bias(true)));
-        m_stemNorm = stem->register_module("1", channelNorm(stages.front().channels));
+        m_stemNorm = stem->register_module("1", layerNorm(stages.front().channels));
 
         int totalBlocks = 0;
         for (const StageConfig &s : stages)
@@ -129,7 +92,7 @@ public:
             if (s.outChannels > 0) {
                 auto down = features->register_module(std::to_string(index++), std::make_shared<Node>());
                 Downsample d;
-                d.norm = down->register_module("0", channelNorm(s.channels));
+                d.norm = down->register_module("0", layerNorm(s.channels));
                 d.conv = down->register_module(
                     "1", torch::nn::Conv2d(torch::nn::Conv2dOptions(s.channels, s.outChannels, 2).stride(2)));
                 m_downsamples.push_back(d);
@@ -141,7 +104,7 @@ public:
         const StageConfig &last = stages.back();
         m_embedding = last.outChannels > 0 ? last.outChannels : last.channels;
         auto classifier = register_module("classifier", std::make_shared<Node>());
-        m_poolNorm = classifier->register_module("0", channelNorm(m_embedding));
+        m_poolNorm = classifier->register_module("0", layerNorm(m_embedding));
         m_dropout = headDropout(head, 0.0);
         m_hidden = HiddenLayer(*this, m_embedding, head, m_dropout);
         m_fc = classifier->register_module("2", torch::nn::Linear(m_hidden.finalInputSize(), head.numClasses));
@@ -185,10 +148,7 @@ public:
 
     torch::Tensor head(torch::Tensor embedding) override
     {
-        torch::Tensor x = m_hidden.apply(embedding, is_training());
-        if (m_dropout > 0)
-            x = F::dropout(x, F::DropoutFuncOptions().p(m_dropout).training(is_training()));
-        return m_fc->forward(x);
+        return linearHead(m_hidden, m_dropout, m_fc, embedding, is_training());
     }
 
     std::int64_t embeddingSize() const override { return m_embedding; }

@@ -3,15 +3,14 @@
 
 #include "families.h"
 
+#include "blocks.h"
+
 #include "engine_error.h"
 #include "head.h"
 
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>
-#include <torch/nn/modules/batchnorm.h>
-#include <torch/nn/modules/container/functional.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
@@ -24,109 +23,36 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-// torchvision's _make_divisible (from the TF reference): round to a multiple of 8, never more
-// than 10% down.
-std::int64_t makeDivisible(double v, std::int64_t divisor = 8)
-{
-    std::int64_t rounded = std::max<std::int64_t>(divisor, std::int64_t(v + double(divisor) / 2) / divisor * divisor);
-    if (double(rounded) < 0.9 * v)
-        rounded += divisor;
-    return rounded;
-}
-
-// Conv2dNormActivation: "0" the bias-free convolution, "1" BatchNorm, "2" SiLU (when used).
-class ConvBnActImpl : public torch::nn::Module
-{
-public:
-    ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t groups,
-                  bool silu)
-        : m_silu(silu)
-    {
-        m_conv = register_module("0", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                                                             .stride(stride)
-                                                             .padding((kernel - 1) / 2)
-                                                             .groups(groups)
-                                                             .bias(false)));
-        m_bn = register_module("1", torch::nn::BatchNorm2d(out));
-        if (silu)
-            register_module("2", torch::nn::Functional([](torch::Tensor x) { return torch::silu(x); }));
-    }
-
-    torch::Tensor forward(torch::Tensor x)
-    {
-        x = m_bn->forward(m_conv->forward(x));
-        return m_silu ? torch::silu(x) : x;
-    }
-
-private:
-    bool m_silu;
-    torch::nn::Conv2d m_conv{nullptr};
-    torch::nn::BatchNorm2d m_bn{nullptr};
-};
-TORCH_MODULE(ConvBnAct);
-
-// SqueezeExcitation with SiLU and sigmoid, 1x1 convolutions "fc1"/"fc2" with bias.
-class SqueezeExcitationImpl : public torch::nn::Module
-{
-public:
-    SqueezeExcitationImpl(std::int64_t channels, std::int64_t squeeze)
-    {
-        m_fc1 = register_module("fc1", torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, squeeze, 1)));
-        m_fc2 = register_module("fc2", torch::nn::Conv2d(torch::nn::Conv2dOptions(squeeze, channels, 1)));
-    }
-
-    torch::Tensor forward(torch::Tensor x)
-    {
-        torch::Tensor scale = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));
-        scale = torch::sigmoid(m_fc2->forward(torch::silu(m_fc1->forward(scale))));
-        return scale * x;
-    }
-
-private:
-    torch::nn::Conv2d m_fc1{nullptr}, m_fc2{nullptr};
-};
-TORCH_MODULE(SqueezeExcitation);
-
 // MBConv: "block" = [expand 1x1] depthwise SE project; on the residual path the block's output
 // is dropped per sample during training (StochasticDepth "row" mode) before the skip is added.
 class MBConvImpl : public torch::nn::Module
 {
 public:
     MBConvImpl(double expandRatio, std::int64_t kernel, std::int64_t stride, std::int64_t in, std::int64_t out,
-               double stochasticDepth)
+               double dropProbability)
         : m_residual(stride == 1 && in == out)
-        , m_stochasticDepth(stochasticDepth)
+        , m_dropProbability(dropProbability)
     {
         const std::int64_t expanded = makeDivisible(double(in) * expandRatio);
         torch::nn::Sequential block;
         if (expanded != in)
-            block->push_back(ConvBnAct(in, expanded, 1, 1, 1, true));
-        block->push_back(ConvBnAct(expanded, expanded, kernel, stride, expanded, true));
-        block->push_back(SqueezeExcitation(expanded, std::max<std::int64_t>(1, in / 4)));
-        block->push_back(ConvBnAct(expanded, out, 1, 1, 1, false));
+            block->push_back(ConvBnAct(in, expanded, 1, 1, 1, Activation::SiLU));
+        block->push_back(ConvBnAct(expanded, expanded, kernel, stride, expanded, Activation::SiLU));
+        block->push_back(SqueezeExcitation(expanded, std::max<std::int64_t>(1, in / 4), Activation::SiLU,
+                                           SqueezeExcitationImpl::Gate::Sigmoid));
+        block->push_back(ConvBnAct(expanded, out, 1, 1, 1, Activation::None));
         m_block = register_module("block", block);
     }
 
     torch::Tensor forward(torch::Tensor x)
     {
         torch::Tensor out = m_block->forward(x);
-        if (!m_residual)
-            return out;
-        if (is_training() && m_stochasticDepth > 0) {
-            const double survival = 1.0 - m_stochasticDepth;
-            std::vector<std::int64_t> size(std::size_t(out.dim()), 1);
-            size[0] = out.size(0);
-            torch::Tensor noise = torch::empty(size, out.options()).bernoulli_(survival);
-            if (survival > 0)
-                noise.div_(survival);
-            out = out * noise;
-        }
-        return out + x;
+        return m_residual ? stochasticDepth(out, m_dropProbability, is_training()) + x : out;
     }
 
 private:
     bool m_residual;
-    double m_stochasticDepth;
+    double m_dropProbability;
     torch::nn::Sequential m_block{nullptr};
 };
 TORCH_MODULE(MBConv);
@@ -177,7 +103,7 @@ public:
 
         const double stochasticDepth = 0.2;
         torch::nn::Sequential features;
-        features->push_back(ConvBnAct(inChannels, stages.front().in, 3, 2, 1, true));
+        features->push_back(ConvBnAct(inChannels, stages.front().in, 3, 2, 1, Activation::SiLU));
         std::int64_t blockId = 0;
         for (const StageConfig &c : stages) {
             Stage stage;
@@ -189,7 +115,7 @@ public:
             features->push_back(stage);
         }
         m_embeddingSize = 4 * stages.back().out;
-        features->push_back(ConvBnAct(stages.back().out, m_embeddingSize, 1, 1, 1, true));
+        features->push_back(ConvBnAct(stages.back().out, m_embeddingSize, 1, 1, 1, Activation::SiLU));
         m_features = register_module("features", features);
 
         const double dropout = headDropout(head, defaultDropout);
@@ -198,20 +124,11 @@ public:
         m_fc = torch::nn::Linear(m_hidden.finalInputSize(), head.numClasses);
         register_module("classifier", torch::nn::Sequential(m_dropout, m_fc));
 
-        for (const auto &module : modules(/*include_self=*/false)) {
-            if (auto *conv = module->as<torch::nn::Conv2d>()) {
-                torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut);
-                if (conv->bias.defined())
-                    torch::nn::init::zeros_(conv->bias);
-            } else if (auto *bn = module->as<torch::nn::BatchNorm2d>()) {
-                torch::nn::init::ones_(bn->weight);
-                torch::nn::init::zeros_(bn->bias);
-            } else if (auto *linear = module->as<torch::nn::Linear>()) {
-                const double range = 1.0 / std::sqrt(double(linear->weight.size(0)));
-                torch::nn::init::uniform_(linear->weight, -range, range);
-                torch::nn::init::zeros_(linear->bias);
-            }
-        }
+        initConvBnLinear(*this, [](torch::nn::LinearImpl &linear) {
+            const double range = 1.0 / std::sqrt(double(linear.weight.size(0)));
+            torch::nn::init::uniform_(linear.weight, -range, range);
+            torch::nn::init::zeros_(linear.bias);
+        });
     }
 
     torch::Tensor featureMap(torch::Tensor x) override { return m_features->forward(x); }

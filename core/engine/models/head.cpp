@@ -33,4 +33,14 @@ torch::Tensor HiddenLayer::apply(torch::Tensor embedding, bool training) const
     return F::dropout(x, F::DropoutFuncOptions().p(m_dropout).training(training));
 }
 
+torch::Tensor linearHead(const HiddenLayer &hidden, double dropout, torch::nn::Linear &fc, const torch::Tensor &embedding,
+                         bool training)
+{
+    namespace F = torch::nn::functional;
+    torch::Tensor x = hidden.apply(embedding, training);
+    if (dropout > 0)
+        x = F::dropout(x, F::DropoutFuncOptions().p(dropout).training(training));
+    return fc->forward(x);
+}
+
 } // namespace lathe::engine::models

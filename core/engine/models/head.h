@@ -28,6 +28,11 @@ private:
     double m_dropout = 0;
 };
 
+// The head of the architectures whose classifier is a bare Linear (ResNet, ConvNeXt, ViT): the
+// hidden layer, dropout when dropout > 0, the final Linear fc.
+torch::Tensor linearHead(const HiddenLayer &hidden, double dropout, torch::nn::Linear &fc, const torch::Tensor &embedding,
+                         bool training);
+
 // The dropout before the final Linear: the option when given (>= 0), else the architecture's own.
 inline double headDropout(const HeadOptions &options, double architectureDefault)
 {

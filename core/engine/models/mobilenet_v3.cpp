@@ -3,15 +3,15 @@
 
 #include "families.h"
 
+#include "blocks.h"
+
 #include "engine_error.h"
 #include "head.h"
 
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>
-#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/functional.h>
 #include <torch/nn/modules/container/sequential.h>
-#include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 
@@ -23,84 +23,8 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-enum class Activation { None, ReLU, Hardswish };
-
-torch::Tensor activate(Activation a, torch::Tensor x)
-{
-    switch (a) {
-    case Activation::ReLU:
-        return torch::relu(x);
-    case Activation::Hardswish:
-        return torch::hardswish(x);
-    case Activation::None:
-        break;
-    }
-    return x;
-}
-
-// torchvision's _make_divisible (from the TF reference): round to a multiple of 8, never more
-// than 10% down.
-std::int64_t makeDivisible(double v, std::int64_t divisor = 8)
-{
-    std::int64_t rounded = std::max<std::int64_t>(divisor, std::int64_t(v + double(divisor) / 2) / divisor * divisor);
-    if (double(rounded) < 0.9 * v)
-        rounded += divisor;
-    return rounded;
-}
-
-torch::nn::BatchNorm2d batchNorm(std::int64_t channels)
-{
-    return torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(channels).eps(0.001).momentum(0.01));
-}
-
-// Conv2dNormActivation: "0" the bias-free convolution, "1" BatchNorm, "2" the activation.
-class ConvBnActImpl : public torch::nn::Module
-{
-public:
-    ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride, std::int64_t groups,
-                  Activation activation)
-        : m_activation(activation)
-    {
-        m_conv = register_module("0", torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                                                             .stride(stride)
-                                                             .padding((kernel - 1) / 2)
-                                                             .groups(groups)
-                                                             .bias(false)));
-        m_bn = register_module("1", batchNorm(out));
-        if (activation != Activation::None)
-            register_module("2", torch::nn::Functional([activation](torch::Tensor x) { return activate(activation, x); }));
-    }
-
-    torch::Tensor forward(torch::Tensor x) { return activate(m_activation, m_bn->forward(m_conv->forward(x))); }
-
-private:
-    Activation m_activation;
-    torch::nn::Conv2d m_conv{nullptr};
-    torch::nn::BatchNorm2d m_bn{nullptr};
-};
-TORCH_MODULE(ConvBnAct);
-
-// SqueezeExcitation with ReLU and hardsigmoid, 1x1 convolutions "fc1"/"fc2" with bias.
-class SqueezeExcitationImpl : public torch::nn::Module
-{
-public:
-    SqueezeExcitationImpl(std::int64_t channels, std::int64_t squeeze)
-    {
-        m_fc1 = register_module("fc1", torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, squeeze, 1)));
-        m_fc2 = register_module("fc2", torch::nn::Conv2d(torch::nn::Conv2dOptions(squeeze, channels, 1)));
-    }
-
-    torch::Tensor forward(torch::Tensor x)
-    {
-        torch::Tensor scale = F::adaptive_avg_pool2d(x, F::AdaptiveAvgPool2dFuncOptions(1));
-        scale = torch::hardsigmoid(m_fc2->forward(torch::relu(m_fc1->forward(scale))));
-        return scale * x;
-    }
-
-private:
-    torch::nn::Conv2d m_fc1{nullptr}, m_fc2{nullptr};
-};
-TORCH_MODULE(SqueezeExcitation);
+// BatchNorm2d(eps=0.001, momentum=0.01), as torchvision's MobileNetV3.
+constexpr BatchNormParams kBatchNorm{0.001, 0.01};
 
 struct BlockConfig
 {
@@ -119,11 +43,12 @@ public:
     {
         torch::nn::Sequential block;
         if (c.expanded != c.in)
-            block->push_back(ConvBnAct(c.in, c.expanded, 1, 1, 1, c.activation));
-        block->push_back(ConvBnAct(c.expanded, c.expanded, c.kernel, c.stride, c.expanded, c.activation));
+            block->push_back(ConvBnAct(c.in, c.expanded, 1, 1, 1, c.activation, kBatchNorm));
+        block->push_back(ConvBnAct(c.expanded, c.expanded, c.kernel, c.stride, c.expanded, c.activation, kBatchNorm));
         if (c.se)
-            block->push_back(SqueezeExcitation(c.expanded, makeDivisible(double(c.expanded / 4))));
-        block->push_back(ConvBnAct(c.expanded, c.out, 1, 1, 1, Activation::None));
+            block->push_back(SqueezeExcitation(c.expanded, makeDivisible(double(c.expanded / 4)), Activation::ReLU,
+                                               SqueezeExcitationImpl::Gate::Hardsigmoid));
+        block->push_back(ConvBnAct(c.expanded, c.out, 1, 1, 1, Activation::None, kBatchNorm));
         m_block = register_module("block", block);
     }
 
@@ -148,11 +73,11 @@ public:
     {
         const double dropout = headDropout(head, 0.2);
         torch::nn::Sequential features;
-        features->push_back(ConvBnAct(inChannels, blocks.front().in, 3, 2, 1, Activation::Hardswish));
+        features->push_back(ConvBnAct(inChannels, blocks.front().in, 3, 2, 1, Activation::Hardswish, kBatchNorm));
         for (const BlockConfig &c : blocks)
             features->push_back(InvertedResidual(c));
         const std::int64_t lastConv = 6 * blocks.back().out;
-        features->push_back(ConvBnAct(blocks.back().out, lastConv, 1, 1, 1, Activation::Hardswish));
+        features->push_back(ConvBnAct(blocks.back().out, lastConv, 1, 1, 1, Activation::Hardswish, kBatchNorm));
         m_features = register_module("features", features);
 
         m_hidden = HiddenLayer(*this, lastChannel, head, dropout);
@@ -166,19 +91,10 @@ public:
         classifier->push_back(m_fc3);
         register_module("classifier", classifier);
 
-        for (const auto &module : modules(/*include_self=*/false)) {
-            if (auto *c = module->as<torch::nn::Conv2d>()) {
-                torch::nn::init::kaiming_normal_(c->weight, 0.0, torch::kFanOut);
-                if (c->bias.defined())
-                    torch::nn::init::zeros_(c->bias);
-            } else if (auto *bn = module->as<torch::nn::BatchNorm2d>()) {
-                torch::nn::init::ones_(bn->weight);
-                torch::nn::init::zeros_(bn->bias);
-            } else if (auto *linear = module->as<torch::nn::Linear>()) {
-                torch::nn::init::normal_(linear->weight, 0, 0.01);
-                torch::nn::init::zeros_(linear->bias);
-            }
-        }
+        initConvBnLinear(*this, [](torch::nn::LinearImpl &linear) {
+            torch::nn::init::normal_(linear.weight, 0, 0.01);
+            torch::nn::init::zeros_(linear.bias);
+        });
     }
 
     torch::Tensor featureMap(torch::Tensor x) override { return m_features->forward(x); }

@@ -6,7 +6,6 @@
 #include "engine_error.h"
 #include "head.h"
 
-#include <torch/nn/functional/dropout.h>
 #include <torch/nn/functional/pooling.h>
 #include <torch/nn/init.h>
 #include <torch/nn/modules/batchnorm.h>
@@ -120,10 +119,8 @@ public:
 
     torch::Tensor head(torch::Tensor x) override
     {
-        x = m_hidden.apply(x, is_training());
-        if (m_dropout > 0) // torchvision's ResNet has no dropout; only an explicit option adds one
-            x = F::dropout(x, F::DropoutFuncOptions().p(m_dropout).training(is_training()));
-        return m_fc->forward(x);
+        // torchvision's ResNet has no dropout; only an explicit option adds one.
+        return linearHead(m_hidden, m_dropout, m_fc, x, is_training());
     }
 
     std::int64_t embeddingSize() const override { return m_embeddingSize; }

@@ -1,12 +1,12 @@
 // ViT-B/16 and ViT-B/32 with torchvision's module names, initialisation and forward semantics.
 
+#include "blocks.h"
 #include "families.h"
 #include "head.h"
 
 #include "engine_error.h"
 
 #include <torch/nn/functional/activation.h>
-#include <torch/nn/functional/dropout.h>
 #include <torch/nn/functional/linear.h>
 #include <torch/nn/init.h>
 #include <torch/nn/modules/conv.h>
@@ -18,25 +18,6 @@ namespace lathe::engine::models {
 namespace {
 
 namespace F = torch::nn::functional;
-
-// nn.init.trunc_normal_ with its absolute bounds [-2, 2]: the same inverse-CDF construction.
-void truncNormal(torch::Tensor tensor, double stddev, double low = -2, double high = 2)
-{
-    torch::NoGradGuard noGrad;
-    auto cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
-    tensor.uniform_(2 * cdf(low / stddev) - 1, 2 * cdf(high / stddev) - 1);
-    tensor.erfinv_().mul_(stddev * std::sqrt(2.0)).clamp_(low, high);
-}
-
-// A container that only gives its children torchvision's names.
-struct Node : torch::nn::Module
-{
-};
-
-torch::nn::LayerNorm tokenNorm(std::int64_t dim)
-{
-    return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(1e-6));
-}
 
 // nn.MultiheadAttention(dim, heads, batch_first=True) used as self-attention, with its parameter
 // names (in_proj_weight, in_proj_bias, out_proj.*) and initialisation. torchvision's ViT-B
@@ -80,9 +61,9 @@ class EncoderBlock : public torch::nn::Module
 public:
     EncoderBlock(std::int64_t dim, std::int64_t heads, std::int64_t mlpDim)
     {
-        m_ln1 = register_module("ln_1", tokenNorm(dim));
+        m_ln1 = register_module("ln_1", layerNorm(dim));
         m_attention = register_module("self_attention", std::make_shared<SelfAttention>(dim, heads));
-        m_ln2 = register_module("ln_2", tokenNorm(dim));
+        m_ln2 = register_module("ln_2", layerNorm(dim));
         auto mlp = register_module("mlp", std::make_shared<Node>());
         m_fc1 = mlp->register_module("0", torch::nn::Linear(dim, mlpDim));
         m_fc2 = mlp->register_module("3", torch::nn::Linear(mlpDim, dim));
@@ -139,7 +120,7 @@ public:
             m_layers.push_back(layers->register_module(
                 "encoder_layer_" + std::to_string(i),
                 std::make_shared<EncoderBlock>(config.hiddenDim, config.heads, config.mlpDim)));
-        m_encoderNorm = encoder->register_module("ln", tokenNorm(config.hiddenDim));
+        m_encoderNorm = encoder->register_module("ln", layerNorm(config.hiddenDim));
 
         m_dropout = headDropout(head, 0.0);
         m_hidden = HiddenLayer(*this, config.hiddenDim, head, m_dropout);
@@ -177,10 +158,7 @@ public:
 
     torch::Tensor head(torch::Tensor embedding) override
     {
-        torch::Tensor x = m_hidden.apply(embedding, is_training());
-        if (m_dropout > 0)
-            x = F::dropout(x, F::DropoutFuncOptions().p(m_dropout).training(is_training()));
-        return m_fc->forward(x);
+        return linearHead(m_hidden, m_dropout, m_fc, embedding, is_training());
     }
 
     std::int64_t embeddingSize() const override { return m_hiddenDim; }

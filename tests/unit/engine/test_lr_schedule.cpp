@@ -1,14 +1,12 @@
 #include "engine_error.h"
 #include "lr_schedule.h"
+#include "python_peer.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -49,51 +47,6 @@ ScheduleConfig configFromJson(const nlohmann::json &j)
     c.plateauPatience = j.value("plateau_patience", c.plateauPatience);
     c.plateauThreshold = j.value("plateau_threshold", c.plateauThreshold);
     return c;
-}
-
-std::string run(const std::string &command, int *status)
-{
-    std::string out;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-        *status = -1;
-        return out;
-    }
-    char buffer[65536];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        out.append(buffer, n);
-    *status = pclose(pipe);
-    return out;
-}
-
-bool pythonHasTorch()
-{
-    int status = 0;
-    run("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1", &status);
-    return status == 0;
-}
-
-// tests/parity. __FILE__ is relative to the build folder under Ninja, so it is resolved from
-// the folders above this executable (or LATHE_SOURCE_DIR when set).
-std::filesystem::path parityDir()
-{
-    namespace fs = std::filesystem;
-    const fs::path relative = fs::path("tests") / "parity";
-    if (const char *source = std::getenv("LATHE_SOURCE_DIR"))
-        return fs::path(source) / relative;
-    const fs::path self = fs::path(__FILE__);
-    std::error_code ec;
-    std::vector<fs::path> roots{fs::current_path(ec)};
-    for (fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-        roots.push_back(dir);
-    for (const fs::path &root : roots) {
-        const fs::path file = self.is_absolute() ? self : root / self;
-        if (fs::exists(file, ec))
-            return file.parent_path() / ".." / ".." / "parity";
-    }
-    return relative;
 }
 
 } // namespace
@@ -385,14 +338,11 @@ TEST(LrSchedule, InvalidSettingsNameTheField)
 
 TEST(LrSchedule, MatchesPyTorchSchedulers)
 {
-    const std::filesystem::path script = parityDir() / "lr_schedule_reference.py";
-    ASSERT_TRUE(std::filesystem::exists(script)) << script;
-    if (!pythonHasTorch())
-        GTEST_SKIP() << "/usr/bin/python3 has no torch";
-    int status = 0;
-    const std::string out = run("/usr/bin/python3 '" + script.string() + "'", &status);
-    ASSERT_EQ(status, 0) << out;
-    const nlohmann::json reference = nlohmann::json::parse(out);
+    const lathe::test::PeerRun peer = lathe::test::runParityScript("lr_schedule_reference.py");
+    if (!peer.skipReason.empty())
+        GTEST_SKIP() << peer.skipReason;
+    ASSERT_EQ(peer.status, 0) << peer.output;
+    const nlohmann::json reference = nlohmann::json::parse(peer.output);
     int compared = 0;
     double worst = 0;
     for (const auto &c : reference.at("cases")) {

@@ -102,7 +102,7 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
         {"seed", 9223372036854775813ULL}, // above 2^63: kept exactly
         {"data",
          {{"shards", "/data/flowers"}, {"train_split", "training"}, {"val_split", "validation"}, {"image_size", 192},
-          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"balance", "balanced_sampler"}}},
+          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"balance", "class_weights"}}},
         {"model",
          {{"arch", "resnet50"},
           {"in_channels", 1},

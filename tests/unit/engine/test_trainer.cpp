@@ -423,7 +423,7 @@ TEST_F(TrainerTest, InvalidConfigsAreRejectedNamingTheField)
     c.precision = "fp16";
     expectError(c, "precision");
     c = smallConfig();
-    c.data.balance = "balanced_sampler";
+    c.data.balance = "balanced_sampler"; // not a choice (class_weights balances the loss)
     expectError(c, "data.balance");
     c = smallConfig();
     c.data.shards = m_tmp.file("missing");

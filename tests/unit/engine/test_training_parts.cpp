@@ -3,6 +3,7 @@
 #include "grad_scaler.h"
 #include "loss_functions.h"
 #include "optimizer_factory.h"
+#include "python_peer.h"
 #include "safetensors.h"
 #include "test_support.h"
 #include "weight_ema.h"
@@ -12,9 +13,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
@@ -25,43 +23,6 @@ using lathe::test::errorOf;
 namespace {
 
 // ---- the Python reference (tests/parity/optimizer_reference.py), run once per process ----
-
-std::string runCommand(const std::string &command, int *status)
-{
-    std::string out;
-    FILE *pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-        *status = -1;
-        return out;
-    }
-    char buffer[65536];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-        out.append(buffer, n);
-    *status = pclose(pipe);
-    return out;
-}
-
-// tests/parity. __FILE__ is relative to the build folder under Ninja, so it is resolved from
-// the folders above this executable (or LATHE_SOURCE_DIR when set).
-std::filesystem::path parityScript(const std::string &name)
-{
-    namespace fs = std::filesystem;
-    if (const char *source = std::getenv("LATHE_SOURCE_DIR"))
-        return fs::path(source) / "tests" / "parity" / name;
-    const fs::path self = fs::path(__FILE__);
-    std::error_code ec;
-    std::vector<fs::path> roots{fs::current_path(ec)};
-    for (fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-        roots.push_back(dir);
-    for (const fs::path &root : roots) {
-        const fs::path file = self.is_absolute() ? self : root / self;
-        if (fs::exists(file, ec))
-            return file.parent_path() / ".." / ".." / "parity" / name;
-    }
-    return fs::path("tests") / "parity" / name;
-}
 
 struct Reference
 {
@@ -74,23 +35,12 @@ const Reference &reference()
 {
     static const Reference ref = [] {
         Reference r;
-        const auto script = parityScript("optimizer_reference.py");
-        if (!std::filesystem::exists(script)) {
-            r.skipReason = "missing " + script.string();
+        const lathe::test::PeerRun peer = lathe::test::runParityScript("optimizer_reference.py");
+        if (!peer.skipReason.empty() || peer.status != 0) {
+            r.skipReason = peer.skipReason.empty() ? "reference script failed: " + peer.output : peer.skipReason;
             return r;
         }
-        int status = 0;
-        runCommand("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1", &status);
-        if (status != 0) {
-            r.skipReason = "/usr/bin/python3 has no torch";
-            return r;
-        }
-        const std::string out = runCommand("/usr/bin/python3 '" + script.string() + "'", &status);
-        if (status != 0) {
-            r.skipReason = "reference script failed: " + out;
-            return r;
-        }
-        r.json = nlohmann::json::parse(out);
+        r.json = nlohmann::json::parse(peer.output);
         r.available = true;
         return r;
     }();

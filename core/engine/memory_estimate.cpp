@@ -1,0 +1,278 @@
+#include "memory_estimate.h"
+
+#include "engine_error.h"
+#include "freezing.h"
+#include "model_builder.h"
+#include "optimizer_factory.h"
+
+#include <ATen/autocast_mode.h>
+#include <c10/core/CPUAllocator.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+
+namespace lathe::engine {
+namespace {
+
+// Bytes held by tensors allocated on a thread that asked to be counted. Blocks carry a header
+// saying whether they were counted, so they are subtracted when freed, on whatever thread.
+struct Counter
+{
+    std::atomic<std::int64_t> live{0};
+    std::atomic<std::int64_t> peak{0};
+
+    void add(std::int64_t n)
+    {
+        const std::int64_t now = live += n;
+        std::int64_t p = peak.load();
+        while (now > p && !peak.compare_exchange_weak(p, now)) {
+        }
+    }
+    // The peak from now on, measured from the bytes live now.
+    std::int64_t restart()
+    {
+        const std::int64_t now = live.load();
+        peak = now;
+        return now;
+    }
+};
+
+Counter g_counter;
+thread_local bool t_counting = false;
+
+// Wraps LibTorch's CPU allocator. Installed once, for good: tensors it allocated must find its
+// deleter however long they live. The 64-byte header keeps the base allocator's alignment.
+class CountingAllocator final : public c10::Allocator
+{
+public:
+    static constexpr std::size_t kHeader = 64;
+    struct Header
+    {
+        std::size_t bytes;
+        bool counted;
+    };
+
+    explicit CountingAllocator(c10::Allocator *base)
+        : m_base(base)
+    {
+        s_baseDeleter = base->raw_deleter();
+    }
+
+    c10::DataPtr allocate(std::size_t n) const override
+    {
+        char *raw = static_cast<char *>(m_base->raw_allocate(n + kHeader));
+        auto *header = reinterpret_cast<Header *>(raw);
+        header->bytes = n;
+        header->counted = t_counting;
+        if (header->counted)
+            g_counter.add(std::int64_t(n));
+        void *data = raw + kHeader;
+        return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+    }
+
+    c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+    static void release(void *data)
+    {
+        char *raw = static_cast<char *>(data) - kHeader;
+        const auto *header = reinterpret_cast<const Header *>(raw);
+        if (header->counted)
+            g_counter.live -= std::int64_t(header->bytes);
+        s_baseDeleter(raw);
+    }
+
+private:
+    c10::Allocator *m_base;
+    static inline c10::DeleterFnPtr s_baseDeleter = nullptr;
+};
+
+std::mutex g_measuring; // one measurement at a time: the counter is shared
+
+void installCountingAllocator()
+{
+    static const bool installed = [] {
+        c10::Allocator *base = c10::GetCPUAllocator();
+        if (!base->raw_deleter())
+            throw EngineError("memory estimate: LibTorch's CPU allocator cannot be wrapped for counting");
+        static CountingAllocator counting(base);
+        c10::SetCPUAllocator(&counting, std::numeric_limits<std::uint8_t>::max());
+        return true;
+    }();
+    (void)installed;
+}
+
+class Counting
+{
+public:
+    Counting() { t_counting = true; }
+    ~Counting() { t_counting = false; }
+};
+
+// CPU autocast for the measured forward pass (bf16 stands in for fp16: the same width).
+class CpuAutocast
+{
+public:
+    explicit CpuAutocast(bool on)
+        : m_on(on)
+    {
+        if (!m_on)
+            return;
+        m_prev = at::autocast::is_cpu_enabled();
+        m_prevType = at::autocast::get_autocast_cpu_dtype();
+        at::autocast::set_cpu_enabled(true);
+        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+        at::autocast::increment_nesting();
+    }
+    ~CpuAutocast()
+    {
+        if (!m_on)
+            return;
+        if (at::autocast::decrement_nesting() == 0)
+            at::autocast::clear_cache();
+        at::autocast::set_cpu_enabled(m_prev);
+        at::autocast::set_autocast_cpu_dtype(m_prevType);
+    }
+
+private:
+    bool m_on;
+    bool m_prev = false;
+    at::ScalarType m_prevType = at::kBFloat16;
+};
+
+struct Prepared
+{
+    BuiltModel built;
+    int imageSize = 0;
+};
+
+Prepared prepare(const RunConfig &config, int numClasses)
+{
+    if (numClasses < 1)
+        throw EngineError("memory estimate: the dataset's class count is needed (got " + std::to_string(numClasses) + ")");
+    ModelSpec spec = modelSpecForDataset(config, numClasses);
+    spec.weightsPath.clear(); // same shapes without reading a file
+    Prepared p;
+    p.built = buildModel(spec);
+    p.imageSize = config.data.imageSize > 0 ? config.data.imageSize : p.built.info.inputSize;
+    torch::nn::Module &model = *p.built.classifier;
+    model.train();
+    applyFreezing(model, p.built.info, spec.freeze, 0);
+    applyBatchNormFreezing(model, p.built.info, spec.freeze);
+    return p;
+}
+
+// One forward and backward pass; the loss in fp32 as the trainer computes it.
+void forwardBackward(models::Classifier &model, const RunConfig &config, int imageSize, int batch, int numClasses)
+{
+    const torch::Tensor x = torch::randn({batch, config.model.inChannels, imageSize, imageSize});
+    const torch::Tensor y = torch::randint(numClasses, {batch}, torch::kInt64);
+    torch::Tensor logits;
+    {
+        CpuAutocast autocast(config.precision != "fp32");
+        logits = model.forward(x);
+    }
+    torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), y);
+    if (loss.requires_grad())
+        loss.backward();
+}
+
+std::int64_t bytesOf(const std::vector<torch::Tensor> &tensors, bool onlyTrainable)
+{
+    std::int64_t bytes = 0;
+    for (const torch::Tensor &t : tensors)
+        if (!onlyTrainable || t.requires_grad())
+            bytes += std::int64_t(t.numel()) * std::int64_t(t.element_size());
+    return bytes;
+}
+
+} // namespace
+
+MemoryEstimate estimateTrainingMemory(const RunConfig &config, int numClasses)
+{
+    installCountingAllocator();
+    std::lock_guard<std::mutex> lock(g_measuring);
+    Prepared p = prepare(config, numClasses);
+    models::Classifier &model = *p.built.classifier;
+
+    MemoryEstimate e;
+    e.imageSize = p.imageSize;
+    const std::vector<torch::Tensor> params = model.parameters();
+    e.parameters = bytesOf(params, false) + bytesOf(model.buffers(), false);
+    e.gradients = bytesOf(params, true);
+    for (const torch::Tensor &t : params)
+        if (t.requires_grad())
+            e.trainableParameters += t.numel();
+
+    // Warm-up: gradients and lazily built caches exist before anything is counted.
+    constexpr int kSmall = 2, kLarge = 4;
+    forwardBackward(model, config, p.imageSize, kSmall, numClasses);
+    std::int64_t peak[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        for (torch::Tensor &t : model.parameters())
+            if (t.grad().defined())
+                t.mutable_grad().zero_();
+        const std::int64_t base = g_counter.restart();
+        {
+            Counting counting;
+            forwardBackward(model, config, p.imageSize, i == 0 ? kSmall : kLarge, numClasses);
+        }
+        peak[i] = g_counter.peak.load() - base;
+    }
+    e.activationsPerImage = std::max<std::int64_t>(0, (peak[1] - peak[0]) / (kLarge - kSmall));
+    e.activationsFixed = std::max<std::int64_t>(0, peak[0] - kSmall * e.activationsPerImage);
+    completeMemoryEstimate(e, config);
+    return e;
+}
+
+void completeMemoryEstimate(MemoryEstimate &e, const RunConfig &config)
+{
+    const OptimizerConfig &o = config.optimizer;
+    e.batchSize = o.batchSize;
+    // torch::optim keeps a momentum buffer (SGD with momentum), exp_avg and exp_avg_sq (AdamW), or
+    // square_avg plus a momentum buffer (RMSprop with momentum) per trainable parameter.
+    const int buffers = o.name == "adamw" ? 2 : o.name == "rmsprop" ? (o.momentum > 0 ? 2 : 1) : (o.momentum > 0 ? 1 : 0);
+    e.optimizerState = buffers * e.gradients;
+    e.ema = config.ema.enabled ? e.parameters : 0;
+    e.activations = e.activationsFixed + std::int64_t(e.batchSize) * e.activationsPerImage;
+    e.total = e.parameters + e.gradients + e.optimizerState + e.ema + e.activations;
+    e.note.clear();
+    if (config.precision == "fp16")
+        e.note = "fp16 activations measured with bf16 on the CPU (same width)";
+    const bool cuda = std::any_of(config.devices.begin(), config.devices.end(),
+                                  [](const std::string &d) { return d.rfind("cuda", 0) == 0; });
+    if (cuda)
+        e.note += std::string(e.note.empty() ? "" : "; ") + "add the CUDA context and cuDNN workspaces (often 0.5-1 GiB)";
+}
+
+std::int64_t measureTrainingPeak(const RunConfig &config, int numClasses, int steps)
+{
+    installCountingAllocator();
+    std::lock_guard<std::mutex> lock(g_measuring);
+    const std::int64_t base = g_counter.restart();
+    {
+        Counting counting;
+        Prepared p = prepare(config, numClasses);
+        models::Classifier &model = *p.built.classifier;
+        const std::vector<ParameterGroup> groups =
+            parameterGroups(model, p.built.info, config.model.freeze, config.optimizer.noDecayNormsAndBiases);
+        std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config.optimizer, groups);
+        std::vector<torch::Tensor> emaCopy; // what WeightEma keeps: parameters and buffers
+        if (config.ema.enabled) {
+            for (const torch::Tensor &t : model.parameters())
+                emaCopy.push_back(t.detach().clone());
+            for (const torch::Tensor &t : model.buffers())
+                emaCopy.push_back(t.detach().clone());
+        }
+        for (int i = 0; i < steps; ++i) {
+            optimizer->zero_grad();
+            forwardBackward(model, config, p.imageSize, config.optimizer.batchSize, numClasses);
+            optimizer->step();
+        }
+    }
+    return g_counter.peak.load() - base;
+}
+
+} // namespace lathe::engine

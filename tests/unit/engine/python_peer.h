@@ -1,0 +1,79 @@
+#pragma once
+
+// The Python peers of engine tests: scripts under tests/parity run with /usr/bin/python3
+// (Debian's, with torch and torchvision).
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace lathe::test {
+
+// Runs a shell command: its stdout, and *status the pclose() status (-1: it did not start).
+inline std::string runCommand(const std::string &command, int *status)
+{
+    std::string out;
+    FILE *pipe = popen(command.c_str(), "r");
+    if (!pipe) {
+        *status = -1;
+        return out;
+    }
+    char buffer[65536];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        out.append(buffer, n);
+    *status = pclose(pipe);
+    return out;
+}
+
+// tests/parity/<name>. __FILE__ is relative to the build folder under Ninja, so it is resolved
+// from the folders above this executable (or LATHE_SOURCE_DIR when set).
+inline std::filesystem::path parityScript(const std::string &name)
+{
+    namespace fs = std::filesystem;
+    const fs::path relative = fs::path("tests") / "parity" / name;
+    if (const char *source = std::getenv("LATHE_SOURCE_DIR"))
+        return fs::path(source) / relative;
+    const fs::path self = fs::path(__FILE__);
+    std::error_code ec;
+    std::vector<fs::path> roots{fs::current_path(ec)};
+    for (fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path(); !dir.empty() && dir != dir.root_path();
+         dir = dir.parent_path())
+        roots.push_back(dir);
+    for (const fs::path &root : roots) {
+        const fs::path file = self.is_absolute() ? self : root / self;
+        if (fs::exists(file, ec))
+            return file.parent_path() / ".." / ".." / "parity" / name;
+    }
+    return relative;
+}
+
+struct PeerRun
+{
+    std::string skipReason; // set when /usr/bin/python3 has no torch: the test cannot compare
+    int status = -1;        // the script's exit status; -1 when it is missing or did not run
+    std::string output;     // its stdout, or what went wrong
+};
+
+// Runs /usr/bin/python3 tests/parity/<name>.
+inline PeerRun runParityScript(const std::string &name)
+{
+    PeerRun run;
+    const std::filesystem::path script = parityScript(name);
+    if (!std::filesystem::exists(script)) {
+        run.output = "missing " + script.string();
+        return run;
+    }
+    int status = 0;
+    runCommand("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1", &status);
+    if (status != 0) {
+        run.skipReason = "/usr/bin/python3 has no torch";
+        return run;
+    }
+    run.output = runCommand("/usr/bin/python3 '" + script.string() + "'", &run.status);
+    return run;
+}
+
+} // namespace lathe::test
