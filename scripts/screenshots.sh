@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
 # Regenerates the screenshots in docs/ from the real program under Xvfb.
+# Usage: scripts/screenshots.sh [NAME...]   (no NAME: every shot; e.g. "runs evaluate-cell")
+# The steps the shots depend on (the demo, its conversion and training runs) always run. With
+# LATHE_SCREENSHOTS_WORK=DIR they run in DIR and are kept, and a later call reuses what is
+# there (the demo, the shards, finished runs): quick when retaking a few shots.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${LATHE_BUILD_DIR:-$ROOT/build}"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-mkdir -m 700 "$TMP/run"
+WANTED=("$@")
+if [ -n "${LATHE_SCREENSHOTS_WORK:-}" ]; then
+  TMP="$LATHE_SCREENSHOTS_WORK"
+  mkdir -p "$TMP"
+else
+  TMP=$(mktemp -d)
+  trap 'rm -rf "$TMP"' EXIT
+fi
+mkdir -p -m 700 "$TMP/run"
+rm -rf "$TMP"/config-*
 export XDG_RUNTIME_DIR="$TMP/run" XDG_DATA_HOME="$TMP/data"
 
+# wanted NAME: whether this run takes that screenshot.
+wanted() {
+  [ ${#WANTED[@]} -eq 0 ] && return 0
+  local w
+  for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done
+  return 1
+}
+
 # shot NAME THEME LANGUAGE ACTIONS ARGS...: one screenshot of lathe started with ARGS, after
-# the xdotool ACTIONS (e.g. "mousemove 309 168 click 1" on a tab; "-" for none).
+# the xdotool ACTIONS (e.g. "mousemove 309 168 click 1" on a tab; "-" for none). Skipped
+# unless wanted.
 shot() {
   local name="$1" theme="$2" language="$3" click="$4"
   shift 4
+  wanted "$name" || return 0
   mkdir -p "$TMP/config-$name/Lathe"
   printf '[ui]\ntheme=%s\nlanguage=%s\n' "$theme" "$language" > "$TMP/config-$name/Lathe/lathe.ini"
   XDG_CONFIG_HOME="$TMP/config-$name" xvfb-run -a -s '-screen 0 1280x800x24' bash -c '
@@ -29,7 +50,8 @@ shot() {
   echo "docs/$name.png"
 }
 
-"$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --test-per-class 20 >/dev/null
+# The demo: training, validation and test images of Fashion-MNIST in a project's catalog.
+"$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --val-per-class 20 --test-per-class 20 >/dev/null
 shot welcome light "" -
 shot main-window light "" - --demo-dir "$TMP/demo"
 shot main-window-dark dark "" - "$TMP/demo/project"
@@ -43,17 +65,33 @@ cp "$(ls "$images"/Sandal/*.png | head -1)" "$images/Sandal/copy.png"
 "$BUILD/app/lathe-cli" import "$TMP/demo/project" "$TMP/demo/fashion-mnist" --name fashion-mnist >/dev/null
 shot data-class-balance light "" "mousemove 309 168 click 1" "$TMP/demo/project"
 shot data-rejected-files light "" "mousemove 420 168 click 1" "$TMP/demo/project"
-# Convert to Shards… with the dialog's defaults; the page then shows the shards.
+# Convert to Shards… with the dialog's defaults; the page then shows the shards. Without that
+# shot, lathe-cli converts into the same folder the dialog would have chosen.
 shot data-shards light "" "mousemove 687 88 click 1 sleep 2 mousemove 772 497 click 1 sleep 8" "$TMP/demo/project"
-# The model, training, runs and evaluation pages on the converted demo shards, after a short
-# training run from lathe-cli into the project's runs folder (the run folder is the contract).
+[ -f "$TMP/demo/project/datasets/fashion-mnist/dataset.json" ] ||
+  "$BUILD/app/lathe-cli" convert "$TMP/demo/fashion-mnist" "$TMP/demo/project/datasets/fashion-mnist" >/dev/null
+# The model, training, runs and evaluation pages on the converted demo shards, after short
+# training runs from lathe-cli into the project's runs folder (the run folder is the contract).
 shot model light "" "mousemove 40 83 click 1 sleep 4" "$TMP/demo/project"
 shot train light "" "mousemove 40 121 click 1 sleep 8" "$TMP/demo/project"
-shards=$(ls -d "$TMP/demo/project/datasets/"*/ | head -1)
-"$BUILD/app/lathe-cli" train --data "$shards" --out "$TMP/demo/project/runs/demo-mobilenet" --arch mobilenet_v3_small \
-  --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule cosine >/dev/null 2>&1
-"$BUILD/app/lathe-cli" train --data "$shards" --out "$TMP/demo/project/runs/demo-resnet18" --arch resnet18 \
-  --epochs 3 --batch 32 --lr 0.05 --image-size 32 --schedule constant >/dev/null 2>&1
-# The runs screenshot is not kept yet: the demo has no validation split, so its curves are empty.
-# shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
+# train NAME ARGS...: a run of the demo shards into runs/NAME, unless it finished before.
+train() {
+  local out="$TMP/demo/project/runs/$1"
+  shift
+  grep -qs '"type":"finished"' "$out/metrics.jsonl" && return 0
+  rm -rf "$out"
+  "$BUILD/app/lathe-cli" train --data "$TMP/demo/project/datasets/fashion-mnist" --out "$out" \
+    --epochs 3 --batch 32 --image-size 32 "$@" >/dev/null 2>&1
+}
+train demo-mobilenet --arch mobilenet_v3_small --lr 0.05 --schedule cosine
+train demo-resnet18 --arch resnet18 --lr 0.05 --schedule constant
+# Both runs selected (click, shift+click): their validation curves overlaid.
+shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
 shot evaluate light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"
+# The resnet18 run (second in the Run list) evaluated on the validation split; a click on the
+# confusion-matrix cell true Shirt / predicted Coat lists exactly those images, and a click on
+# the first of them opens it with its Grad-CAM heat map.
+evaluate_resnet="mousemove 40 197 click 1 sleep 4 mousemove 770 50 click 1 sleep 1 key Down key Return sleep 3 \
+  mousemove 690 85 click 1 sleep 40 mousemove 372 491 click 1 sleep 3"
+shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
+shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"

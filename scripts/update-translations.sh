@@ -23,4 +23,19 @@ for f in json.load(sys.stdin):
         print("    QT_TRANSLATE_NOOP(\"RunConfigSchema\", " + json.dumps(d) + "),")
 print("};")' > widgets/run_config_schema_strings.h
 fi
-"$LUPDATE" -locations none -no-obsolete app core/workspace widgets -ts translations/*.ts
+# lathe_en.ts: English is the source language, so only the plural forms of %n strings
+# ("%n image(s)" -> "1 image", "2 images"); scripts/fill-english-plurals.py writes those it can,
+# lupdate then rewrites the file in its own layout. Every other language gets every string.
+english_plurals() {
+  "$LUPDATE" "$@" -locations none -no-obsolete -pluralonly -source-language en -target-language en \
+    app core/workspace widgets -ts translations/lathe_en.ts
+}
+for ts in translations/*.ts; do
+  if [ "$(basename "$ts")" = lathe_en.ts ]; then
+    english_plurals
+    /usr/bin/python3 "$ROOT/scripts/fill-english-plurals.py" "$ts"
+    english_plurals -silent
+  else
+    "$LUPDATE" -locations none -no-obsolete app core/workspace widgets -ts "$ts"
+  fi
+done

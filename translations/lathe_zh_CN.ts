@@ -301,6 +301,49 @@
     </message>
 </context>
 <context>
+    <name>RunPresets</name>
+    <message>
+        <source>Fine-tune quickly</source>
+        <translation>快速微调</translation>
+    </message>
+    <message>
+        <source>Pretrained weights, AdamW at a low learning rate (3e-4), 5 epochs with a short warm-up and a cosine decay, light augmentation, early stopping. Freezing the backbone on the Model page makes it faster still.</source>
+        <translation>使用预训练权重，AdamW 配合较低的学习率（3e-4），训练 5 个轮次，短暂预热后余弦衰减，轻度数据增强，并启用早停。在模型页冻结骨干网络可以更快。</translation>
+    </message>
+    <message>
+        <source>Train from scratch</source>
+        <translation>从头训练</translation>
+    </message>
+    <message>
+        <source>Random initial weights, SGD with Nesterov momentum at a high learning rate (0.1) after 3 warm-up epochs, 60 epochs with a cosine decay, strong augmentation (crops, flips, colour jitter, TrivialAugment, random erasing), label smoothing.</source>
+        <translation>随机初始权重，带 Nesterov 动量的 SGD，经过 3 个预热轮次后使用较高的学习率（0.1），共 60 个轮次并采用余弦衰减，强数据增强（裁剪、翻转、颜色抖动、TrivialAugment、随机擦除），标签平滑。</translation>
+    </message>
+    <message>
+        <source>A preset needs a name.</source>
+        <translation>预设需要一个名称。</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is a built-in preset; choose another name.</source>
+        <translation>“%1”是内置预设；请选择其他名称。</translation>
+    </message>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>无法创建文件夹 %1。</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cannot delete %1.</source>
+        <translation>无法删除 %1。</translation>
+    </message>
+    <message>
+        <source>There is no saved preset &quot;%1&quot;.</source>
+        <translation>没有名为“%1”的已保存预设。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::AboutDialog</name>
     <message>
         <source>About Lathe</source>
@@ -325,6 +368,50 @@
     <message>
         <source>Free software under the GNU General Public License, version 3 or later.</source>
         <translation>自由软件，以 GNU 通用公共许可证第 3 版或更高版本发布。</translation>
+    </message>
+    <message>
+        <source>%1: no samples yet</source>
+        <translation>%1：尚无样本</translation>
+    </message>
+    <message>
+        <source>%1: p50 %2 ms, p99 %3 ms, max %4 ms (%5 samples)</source>
+        <translation>%1：p50 %2 ms，p99 %3 ms，最大 %4 ms（%5 个样本）</translation>
+    </message>
+    <message>
+        <source>LibTorch parallel back ends:</source>
+        <translation>LibTorch 并行后端：</translation>
+    </message>
+    <message>
+        <source>Diagnostics</source>
+        <translation>诊断信息</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Event-loop latency&lt;/b&gt; (how late a periodic timer fires on the window&apos;s thread; under 16 ms at p99 keeps the window smooth):</source>
+        <translation>&lt;b&gt;事件循环延迟&lt;/b&gt;（窗口线程上周期性定时器触发的延后时间；p99 低于 16 ms 时窗口保持流畅）：</translation>
+    </message>
+    <message>
+        <source>Copy details</source>
+        <translation>复制详细信息</translation>
+    </message>
+    <message>
+        <source>Copy the versions and diagnostics to the clipboard, for a bug report.</source>
+        <translation>将版本和诊断信息复制到剪贴板，用于提交错误报告。</translation>
+    </message>
+    <message>
+        <source>Event-loop latency:</source>
+        <translation>事件循环延迟：</translation>
+    </message>
+    <message>
+        <source>Not measured (no application event loop).</source>
+        <translation>未测量（没有应用程序事件循环）。</translation>
+    </message>
+    <message>
+        <source>Last minute</source>
+        <translation>最近一分钟</translation>
+    </message>
+    <message>
+        <source>Since start</source>
+        <translation>自启动以来</translation>
     </message>
 </context>
 <context>
@@ -1041,6 +1128,63 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::ui::DevicePicker</name>
+    <message>
+        <source>Looking for devices…</source>
+        <translation>正在查找设备…</translation>
+    </message>
+    <message numerus="yes">
+        <source>The CUDA driver sees %n GPU(s), but this build of LibTorch has no CUDA support: training runs on the CPU.</source>
+        <translation>
+            <numerusform>CUDA 驱动检测到 %n 个 GPU，但此 LibTorch 构建不支持 CUDA：训练将在 CPU 上运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No CUDA devices found: training runs on the CPU.</source>
+        <translation>未找到 CUDA 设备：训练将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Check several GPUs to train data-parallel, one rank per GPU (the batch size is per GPU).</source>
+        <translation>勾选多个 GPU 可进行数据并行训练，每个 GPU 一个 rank（批大小按每个 GPU 计）。</translation>
+    </message>
+    <message>
+        <source>%1 — not on this machine</source>
+        <translation>%1 — 不在本机上</translation>
+    </message>
+    <message>
+        <source>CPU — %1, %2 RAM</source>
+        <translation>CPU — %1，%2 内存</translation>
+    </message>
+    <message>
+        <source>%1 — %2, %3</source>
+        <translation>%1 — %2，%3</translation>
+    </message>
+    <message>
+        <source>memory unknown</source>
+        <translation>显存未知</translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n rank(s))</source>
+        <translation>
+            <numerusform>（%n 个 rank）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n CPU rank(s) sharing %1 RAM</source>
+        <translation>
+            <numerusform>%n 个 CPU rank 共享 %1 内存</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the CPU (%1 RAM)</source>
+        <translation>CPU（%1 内存）</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::EvaluatePage</name>
     <message>
         <source>%1: cannot write the file (%2)</source>
@@ -1388,6 +1532,333 @@ True: %2, predicted: %3 (loss %4)</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::ExportPage</name>
+    <message>
+        <source>Refresh Runs</source>
+        <translation>刷新运行列表</translation>
+    </message>
+    <message>
+        <source>Preprocessing in the graph</source>
+        <translation>在计算图中预处理</translation>
+    </message>
+    <message>
+        <source>Softmax output</source>
+        <translation>Softmax 输出</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Open Folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Copy Path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Best: the checkpoint with the best validation metric. Last: the newest checkpoint. Steps: the step checkpoints the run kept.</source>
+        <translation>最佳：验证指标最好的检查点。最新：最新的检查点。第 N 步：运行按步数保存并保留的检查点。</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>运行：</translation>
+    </message>
+    <message>
+        <source>Checkpoint:</source>
+        <translation>检查点：</translation>
+    </message>
+    <message>
+        <source>Formats</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>ONNX FP32</source>
+        <translation>ONNX FP32</translation>
+    </message>
+    <message>
+        <source>ONNX FP16</source>
+        <translation>ONNX FP16</translation>
+    </message>
+    <message>
+        <source>ONNX INT8 (quantised)</source>
+        <translation>ONNX INT8（量化）</translation>
+    </message>
+    <message>
+        <source>TorchScript</source>
+        <translation>TorchScript</translation>
+    </message>
+    <message>
+        <source>safetensors + model.json</source>
+        <translation>safetensors + model.json</translation>
+    </message>
+    <message>
+        <source>Opset 13 or newer, dynamic batch; preprocessing and labels in the metadata. Checked with OpenCV DNN.</source>
+        <translation>Opset 13 或更高版本，动态批大小；预处理参数和标签写入元数据。已用 OpenCV DNN 验证。</translation>
+    </message>
+    <message>
+        <source>Half-precision weights: half the size; checked against the original within a relative bound.</source>
+        <translation>半精度权重：大小减半；在相对误差范围内与原模型比对校验。</translation>
+    </message>
+    <message>
+        <source>QDQ quantisation: INT8 weights per channel, activations calibrated on training images. Fails when its validation accuracy drops more than one point below the original&apos;s.</source>
+        <translation>QDQ 量化：INT8 逐通道权重，激活值在训练图像上校准。若其验证准确率比原模型低超过一个百分点，则判定为失败。</translation>
+    </message>
+    <message>
+        <source>A TorchScript module (model.pt) for LibTorch and PyTorch.</source>
+        <translation>适用于 LibTorch 和 PyTorch 的 TorchScript 模块（model.pt）。</translation>
+    </message>
+    <message>
+        <source>The weights under torchvision&apos;s parameter names, with model.json describing the model.</source>
+        <translation>使用 torchvision 参数名保存的权重，并附带描述模型的 model.json。</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>The ONNX and TorchScript models take uint8 pixels (N, H, W, C) and normalise them inside; without it they take normalised float32 (N, C, H, W).</source>
+        <translation>ONNX 和 TorchScript 模型接受 uint8 像素（N, H, W, C）并在内部归一化；不勾选时接受已归一化的 float32（N, C, H, W）。</translation>
+    </message>
+    <message>
+        <source>The ONNX and TorchScript models output probabilities instead of logits.</source>
+        <translation>ONNX 和 TorchScript 模型输出概率而非 logits。</translation>
+    </message>
+    <message>
+        <source>Min-max</source>
+        <translation>最小-最大值</translation>
+    </message>
+    <message>
+        <source>Percentile</source>
+        <translation>百分位数</translation>
+    </message>
+    <message>
+        <source>Entropy (KL)</source>
+        <translation>熵（KL 散度）</translation>
+    </message>
+    <message>
+        <source>How INT8 activation ranges are chosen from the calibration images.</source>
+        <translation>如何根据校准图像确定 INT8 激活值的范围。</translation>
+    </message>
+    <message>
+        <source>Training images run through the model to calibrate INT8 activations.</source>
+        <translation>送入模型以校准 INT8 激活值的训练图像数量。</translation>
+    </message>
+    <message>
+        <source>INT8 calibration:</source>
+        <translation>INT8 校准：</translation>
+    </message>
+    <message>
+        <source>Calibration images:</source>
+        <translation>校准图像数：</translation>
+    </message>
+    <message>
+        <source>Where the files and report.json are written. By default a new folder under the project&apos;s exports folder.</source>
+        <translation>文件和 report.json 的写入位置。默认为项目导出文件夹下的一个新文件夹。</translation>
+    </message>
+    <message>
+        <source>Export and verify every chosen format as a job.</source>
+        <translation>以任务形式导出并验证所有选中的格式。</translation>
+    </message>
+    <message>
+        <source>Output folder:</source>
+        <translation>输出文件夹：</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Max abs diff</source>
+        <translation>最大绝对误差</translation>
+    </message>
+    <message>
+        <source>Top-1 agreement</source>
+        <translation>Top-1 一致率</translation>
+    </message>
+    <message>
+        <source>Accuracy (original)</source>
+        <translation>准确率（原模型）</translation>
+    </message>
+    <message>
+        <source>Latency b1 (ms)</source>
+        <translation>延迟 b1（ms）</translation>
+    </message>
+    <message>
+        <source>Latency b32 (ms)</source>
+        <translation>延迟 b32（ms）</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Copy the export folder&apos;s path to the clipboard.</source>
+        <translation>将导出文件夹的路径复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Previous exports of this project (select one to show its report):</source>
+        <translation>此项目之前的导出（选择一项以显示其报告）：</translation>
+    </message>
+    <message>
+        <source>Open a project to export its runs.</source>
+        <translation>请打开一个项目以导出其运行。</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <source>%1 (unreadable)</source>
+        <translation>%1（无法读取）</translation>
+    </message>
+    <message>
+        <source>Cannot list the runs: %1</source>
+        <translation>无法列出运行：%1</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>已通过</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>已失败</translation>
+    </message>
+    <message>
+        <source>Cannot read the previous exports: %1</source>
+        <translation>无法读取之前的导出：%1</translation>
+    </message>
+    <message>
+        <source>%1 is not a run of this project.</source>
+        <translation>%1 不是此项目的运行。</translation>
+    </message>
+    <message>
+        <source>Best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>No runs yet: train one on the Train page, then export it here.</source>
+        <translation>尚无运行：请先在训练页训练一个，然后在此导出。</translation>
+    </message>
+    <message>
+        <source>This run has no checkpoint yet: it can be exported once it has written one.</source>
+        <translation>此运行尚无检查点：写入检查点后即可导出。</translation>
+    </message>
+    <message>
+        <source>Choose at least one format.</source>
+        <translation>请至少选择一种格式。</translation>
+    </message>
+    <message>
+        <source>Export Folder</source>
+        <translation>导出文件夹</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Exporting %1 (%2) to %3…</source>
+        <translation>正在将 %1（%2）导出到 %3…</translation>
+    </message>
+    <message>
+        <source>Exported and verified.</source>
+        <translation>已导出并验证。</translation>
+    </message>
+    <message>
+        <source>Exported, but some artifacts failed their checks: see the Reason column.</source>
+        <translation>已导出，但部分产物未通过检查：请查看“原因”列。</translation>
+    </message>
+    <message>
+        <source>The export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>The export was cancelled; files already written stay in the output folder.</source>
+        <translation>导出已取消；已写入的文件保留在输出文件夹中。</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>The folder of this export no longer exists: %1</source>
+        <translation>此导出的文件夹已不存在：%1</translation>
+    </message>
+    <message>
+        <source>This export failed: %1</source>
+        <translation>此导出失败：%1</translation>
+    </message>
+    <message>
+        <source>Every artifact passed its checks.</source>
+        <translation>所有产物均通过检查。</translation>
+    </message>
+    <message>
+        <source>Some artifacts failed their checks.</source>
+        <translation>部分产物未通过检查。</translation>
+    </message>
+    <message>
+        <source>%1, %2 classes, %3 px input.</source>
+        <translation>%1，%2 个类别，输入 %3 像素。</translation>
+    </message>
+    <message>
+        <source>Original model: %1% top-1 on the validation images.</source>
+        <translation>原模型：在验证图像上 Top-1 为 %1%。</translation>
+    </message>
+    <message>
+        <source>Original on this CPU: %1 ms per image at batch 1, %2 ms at batch 32.</source>
+        <translation>原模型在本机 CPU 上：批大小 1 时每张图像 %1 ms，批大小 32 时 %2 ms。</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>文件夹：%1</translation>
+    </message>
+    <message>
+        <source>%1% (%2%)</source>
+        <translation>%1%（%2%）</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::GradCamView</name>
     <message>
         <source>Heat map</source>
@@ -1432,6 +1903,10 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>%1. %2: %3</source>
         <translation>%1. %2：%3</translation>
+    </message>
+    <message>
+        <source>At this input size the model&apos;s last feature map is a single cell, so the heat map cannot point at a region: train at a larger image size to see where it looks.</source>
+        <translation>在此输入尺寸下，模型最后一层特征图只有一个单元，热力图无法指向具体区域：请使用更大的图像尺寸训练，以查看模型关注的位置。</translation>
     </message>
 </context>
 <context>
@@ -1730,10 +2205,6 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Export</source>
         <translation>导出</translation>
-    </message>
-    <message>
-        <source>One-click export to ONNX (FP32, FP16, INT8), TorchScript and safetensors, each verified in an independent runtime.</source>
-        <translation>一键导出为 ONNX（FP32、FP16、INT8）、TorchScript 和 safetensors，每种格式都在独立运行时中验证。</translation>
     </message>
     <message>
         <source>Jobs</source>
@@ -2598,6 +3069,20 @@ Loss: %5</source>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
+    <message>
+        <source>%1
+annotations.json: %2</source>
+        <translation>%1
+annotations.json：%2</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunsPage</name>
@@ -2706,6 +3191,110 @@ Loss: %5</source>
     <message>
         <source>%1 could not be moved to the trash.</source>
         <translation>无法将 %1 移到回收站。</translation>
+    </message>
+    <message>
+        <source>Save Notes</source>
+        <translation>保存备注</translation>
+    </message>
+    <message>
+        <source>Mark as Best</source>
+        <translation>标记为最佳</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Double-click a run&apos;s name or tags to change them.</source>
+        <translation>双击运行的名称或标签即可修改。</translation>
+    </message>
+    <message>
+        <source>Filter by name, backbone, state, tag or notes</source>
+        <translation>按名称、骨干网络、状态、标签或备注筛选</translation>
+    </message>
+    <message>
+        <source>Show only the runs with this tag.</source>
+        <translation>仅显示带有此标签的运行。</translation>
+    </message>
+    <message>
+        <source>Notes about the selected run: what you tried, what you saw. Saved in its run folder.</source>
+        <translation>关于所选运行的备注：你尝试了什么、观察到了什么。保存在其运行文件夹中。</translation>
+    </message>
+    <message>
+        <source>Make this checkpoint the run&apos;s best: evaluating or exporting &quot;best&quot; then uses it. A resumed run replaces it only with a checkpoint that beats its value.</source>
+        <translation>将此检查点设为该运行的最佳检查点：之后评估或导出“最佳”时将使用它。继续训练的运行只会用指标优于它的检查点来替换它。</translation>
+    </message>
+    <message>
+        <source>Delete this step checkpoint&apos;s files (after asking). The best and last checkpoints keep their own copies.</source>
+        <translation>删除此按步检查点的文件（会先询问）。最佳和最新检查点各自保留副本。</translation>
+    </message>
+    <message>
+        <source>Evaluate this checkpoint on the Evaluate page.</source>
+        <translation>在评估页评估此检查点。</translation>
+    </message>
+    <message>
+        <source>Export this checkpoint (ONNX, TorchScript, safetensors).</source>
+        <translation>导出此检查点（ONNX、TorchScript、safetensors）。</translation>
+    </message>
+    <message>
+        <source>Checkpoint</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Kept as</source>
+        <translation>保留为</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>All tags</source>
+        <translation>全部标签</translation>
+    </message>
+    <message>
+        <source>Cannot save the name, tags or notes: %1</source>
+        <translation>无法保存名称、标签或备注：%1</translation>
+    </message>
+    <message>
+        <source>The run is training: it keeps its best checkpoint itself until it ends.</source>
+        <translation>该运行正在训练：在结束之前由它自行维护最佳检查点。</translation>
+    </message>
+    <message>
+        <source>Delete checkpoint %1 of %2? Its files are deleted, not moved to the trash.</source>
+        <translation>删除 %2 的检查点 %1 吗？其文件将被直接删除，而不是移到回收站。</translation>
+    </message>
+    <message>
+        <source>It is also the run&apos;s %1 checkpoint: that copy stays.</source>
+        <translation>它同时也是该运行的“%1”检查点：那份副本会保留。</translation>
+    </message>
+    <message>
+        <source>Delete Checkpoint</source>
+        <translation>删除检查点</translation>
+    </message>
+    <message>
+        <source>best (chosen)</source>
+        <translation>最佳（手动指定）</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>last</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation>不完整</translation>
     </message>
 </context>
 <context>
@@ -2985,6 +3574,138 @@ Index: %2</source>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
+    <message>
+        <source>Save as Preset…</source>
+        <translation>另存为预设…</translation>
+    </message>
+    <message>
+        <source>Delete Preset</source>
+        <translation>删除预设</translation>
+    </message>
+    <message>
+        <source>Put a preset&apos;s settings into the forms: the built-in recipes, or settings you saved.</source>
+        <translation>将预设的设置填入表单：内置方案，或你保存的设置。</translation>
+    </message>
+    <message>
+        <source>Save the current settings (everything but the dataset, the model and the devices) under a name, in %1.</source>
+        <translation>将当前设置（数据集、模型和设备除外）以指定名称保存到 %1 中。</translation>
+    </message>
+    <message>
+        <source>Delete the chosen saved preset.</source>
+        <translation>删除所选的已保存预设。</translation>
+    </message>
+    <message>
+        <source>Measured on the CPU with a forward and backward pass of the model at batch 2 and 4, scaled to the batch; parameters, gradients and optimiser state are counted. Not included: the CUDA context and cuDNN workspaces.</source>
+        <translation>在 CPU 上以批大小 2 和 4 对模型执行前向和反向传播进行测量，再按批大小换算；计入参数、梯度和优化器状态。不包括：CUDA 上下文和 cuDNN 工作空间。</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Pre-flight check</source>
+        <translation>启动前检查</translation>
+    </message>
+    <message>
+        <source>Save as Preset</source>
+        <translation>另存为预设</translation>
+    </message>
+    <message>
+        <source>Name of the preset:</source>
+        <translation>预设名称：</translation>
+    </message>
+    <message>
+        <source>The preset was not saved: %1</source>
+        <translation>预设未保存：%1</translation>
+    </message>
+    <message>
+        <source>Delete the preset &quot;%1&quot;?</source>
+        <translation>删除预设“%1”吗？</translation>
+    </message>
+    <message>
+        <source>Choose a preset…</source>
+        <translation>选择预设…</translation>
+    </message>
+    <message>
+        <source>%1 (built-in)</source>
+        <translation>%1（内置）</translation>
+    </message>
+    <message>
+        <source>Some saved presets cannot be read: %1</source>
+        <translation>部分已保存的预设无法读取：%1</translation>
+    </message>
+    <message>
+        <source>It expects pretrained weights, but the Model page trains from scratch: choose model-zoo weights or a weights file there.</source>
+        <translation>此预设需要预训练权重，但模型页设置为从头训练：请在模型页选择模型库权重或权重文件。</translation>
+    </message>
+    <message>
+        <source>It starts from random weights, but the Model page has pretrained weights chosen: choose &quot;From scratch&quot; there, or the run fine-tunes them.</source>
+        <translation>此预设从随机权重开始，但模型页已选择预训练权重：请在模型页选择“从头训练”，否则本次运行将对这些权重进行微调。</translation>
+    </message>
+    <message>
+        <source>Preset &quot;%1&quot; applied.</source>
+        <translation>已应用预设“%1”。</translation>
+    </message>
+    <message>
+        <source>There is no preset &quot;%1&quot;.</source>
+        <translation>没有预设“%1”。</translation>
+    </message>
+    <message>
+        <source>Saved in %1.</source>
+        <translation>已保存到 %1。</translation>
+    </message>
+    <message>
+        <source>Ready to start on %1.</source>
+        <translation>已就绪，可在 %1 上开始。</translation>
+    </message>
+    <message>
+        <source>Not ready: %1</source>
+        <translation>未就绪：%1</translation>
+    </message>
+    <message>
+        <source>Memory: correct the settings first.</source>
+        <translation>内存：请先更正设置。</translation>
+    </message>
+    <message>
+        <source>Memory: choose a converted dataset to estimate it.</source>
+        <translation>内存：请选择已转换的数据集以进行估算。</translation>
+    </message>
+    <message>
+        <source>Estimating the memory…</source>
+        <translation>正在估算内存…</translation>
+    </message>
+    <message>
+        <source>Cannot estimate the memory: %1</source>
+        <translation>无法估算内存：%1</translation>
+    </message>
+    <message>
+        <source>Memory per rank: about %1 — weights %2, gradients %3, optimiser state %4, activations %5 (batch %6 at %7 px)</source>
+        <translation>每个 rank 的内存：约 %1 — 权重 %2，梯度 %3，优化器状态 %4，激活值 %5（批大小 %6，%7 像素）</translation>
+    </message>
+    <message>
+        <source>, image cache %1</source>
+        <translation>，图像缓存 %1</translation>
+    </message>
+    <message>
+        <source>; available: %1 per rank.</source>
+        <translation>；可用：每个 rank %1。</translation>
+    </message>
+    <message>
+        <source>fp16 measured as bf16 on the CPU (same width).</source>
+        <translation>fp16 在 CPU 上按 bf16 测量（位宽相同）。</translation>
+    </message>
+    <message>
+        <source>Add the CUDA context and cuDNN workspaces (often 0.5–1 GiB).</source>
+        <translation>另需加上 CUDA 上下文和 cuDNN 工作空间（通常为 0.5–1 GiB）。</translation>
+    </message>
+    <message>
+        <source>Warning: this is more than %1 has. Lower the batch size or the image size, train in bf16, or freeze more of the backbone on the Model page.</source>
+        <translation>警告：这超出了 %1 的容量。请减小批大小或图像尺寸、使用 bf16 训练，或在模型页冻结更多骨干网络层。</translation>
+    </message>
+    <message>
+        <source>devices: %1 not on this machine; choose the devices to train on.</source>
+        <translation>设备：%1 不在本机上；请选择用于训练的设备。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::TrainingCurves</name>
@@ -3248,6 +3969,33 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::workspace::ExportRunJob</name>
+    <message>
+        <source>Export %1</source>
+        <translation>导出 %1</translation>
+    </message>
+    <message>
+        <source>No run was given to export</source>
+        <translation>未指定要导出的运行</translation>
+    </message>
+    <message>
+        <source>No output folder was given for the export</source>
+        <translation>未指定导出的输出文件夹</translation>
+    </message>
+    <message>
+        <source>Exporting</source>
+        <translation>正在导出</translation>
+    </message>
+    <message>
+        <source>Recording the export</source>
+        <translation>正在记录导出</translation>
+    </message>
+    <message>
+        <source>%1: there is no recorded export %2</source>
+        <translation>%1：没有已记录的导出 %2</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::ImportJob</name>
     <message>
         <source>Import images</source>
@@ -3337,6 +4085,17 @@ Index: %2</source>
     <message>
         <source>%1: cannot write to the database (%2)</source>
         <translation>%1：无法写入数据库（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::ProjectConnection</name>
+    <message>
+        <source>%1: cannot open the database (%2)</source>
+        <translation>%1：无法打开数据库（%2）</translation>
+    </message>
+    <message>
+        <source>%1: database error (%2)</source>
+        <translation>%1：数据库错误（%2）</translation>
     </message>
 </context>
 <context>

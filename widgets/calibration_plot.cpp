@@ -1,6 +1,8 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "calibration_plot.h"
 
+#include "plot_palette.h"
+
 #include <qcustomplot.h>
 
 #include <QEvent>
@@ -178,23 +180,8 @@ void CalibrationPlot::changeEvent(QEvent *event)
 
 void CalibrationPlot::applyPalette()
 {
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::WindowText);
-    for (QCustomPlot *plot : {m_reliability, m_pr}) {
-        plot->setBackground(pal.brush(QPalette::Base));
-        plot->legend->setBrush(pal.brush(QPalette::Base));
-        plot->legend->setTextColor(text);
-        plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
-        for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
-            axis->setBasePen(QPen(text));
-            axis->setTickPen(QPen(text));
-            axis->setSubTickPen(QPen(text));
-            axis->setTickLabelColor(text);
-            axis->setLabelColor(text);
-            axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-        }
-        plot->replot();
-    }
+    for (QCustomPlot *plot : {m_reliability, m_pr})
+        applyPlotPalette(plot, palette());
 }
 
 } // namespace lathe::ui

@@ -1,6 +1,7 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "class_balance_chart.h"
 
+#include "plot_palette.h"
 #include "split_names.h"
 
 #include <qcustomplot.h>
@@ -181,21 +182,7 @@ void ClassBalanceChart::changeEvent(QEvent *event)
 
 void ClassBalanceChart::applyPalette()
 {
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::WindowText);
-    m_plot->setBackground(pal.brush(QPalette::Base));
-    m_plot->legend->setBrush(pal.brush(QPalette::Base));
-    m_plot->legend->setTextColor(text);
-    m_plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
-    for (QCPAxis *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-    }
-    m_plot->replot();
+    applyPlotPalette(m_plot, palette());
 }
 
 } // namespace lathe::ui

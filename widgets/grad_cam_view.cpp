@@ -148,6 +148,11 @@ void GradCamView::setResult(const engine::GradCamResult &result)
     if (m_heat.isNull()) {
         m_message->setText(tr("The heat map does not match the image's size."));
         m_message->setVisible(true);
+    } else if (result.mapWidth == 1 && result.mapHeight == 1) {
+        // Small inputs shrink to a single cell (a ResNet at 32 pixels): nothing to localise.
+        m_message->setText(tr("At this input size the model's last feature map is a single cell, so the heat map "
+                              "cannot point at a region: train at a larger image size to see where it looks."));
+        m_message->setVisible(true);
     }
     updateCanvas();
 }

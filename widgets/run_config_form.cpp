@@ -1,5 +1,7 @@
 #include "run_config_form.h"
 
+#include "device_picker.h"
+
 #include "engine_error.h"
 #include "run_config.h"
 
@@ -14,6 +16,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <limits>
 
 namespace lathe::ui {
@@ -58,17 +61,19 @@ QString listText(const nlohmann::json &value)
 RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
     : QWidget(parent)
     , m_error(new QLabel(this))
+    , m_grid(new QGridLayout)
 {
     m_error->setObjectName(QStringLiteral("fieldError"));
     m_error->setWordWrap(true);
     m_error->setVisible(false);
-    auto *grid = new QGridLayout;
     QHash<QString, QFormLayout *> forms;
-    int box = 0;
     for (const nlohmann::json &field : engine::runConfigSchema()) {
         const QString name = QString::fromStdString(field.value("field", std::string()));
         const QString section = name.contains(QLatin1Char('.')) ? name.section(QLatin1Char('.'), 0, 0) : QStringLiteral("run");
-        if (!sections.contains(section) || name == QLatin1String("version"))
+        // The format version is not a setting; the shards and image size have the Train page's own
+        // controls (a dataset picker, a size with the backbone's default).
+        if (!sections.contains(section) || name == QLatin1String("version") || name == QLatin1String("data.shards") ||
+            name == QLatin1String("data.image_size"))
             continue;
         const std::string type = field.value("type", std::string());
         if (type.rfind("object", 0) == 0 || type == "array of augmentations")
@@ -78,11 +83,11 @@ RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
             continue;
         QFormLayout *form = forms.value(section);
         if (!form) {
-            auto *group = new QGroupBox(sectionTitle(section), this);
+            auto *group = new QGroupBox(sectionTitle(section).replace(QLatin1Char('&'), QStringLiteral("&&")), this);
             form = new QFormLayout(group);
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
             forms.insert(section, form);
-            grid->addWidget(group, box / 2, box % 2, Qt::AlignTop);
-            ++box;
+            m_groups << group;
         }
         editor->setToolTip(QCoreApplication::translate("RunConfigSchema", field.value("description", std::string()).c_str()));
         form->addRow(fieldLabel(name), editor);
@@ -92,14 +97,62 @@ RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
     }
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(grid);
+    layout->addLayout(m_grid);
     layout->addWidget(m_error);
+    layout->setSizeConstraint(QLayout::SetNoConstraint); // minimumSizeHint() below decides
+    reflow();
     setValues(engine::runConfigToJson(engine::RunConfig()));
+}
+
+void RunConfigForm::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    reflow();
+}
+
+int RunConfigForm::widestGroup() const
+{
+    int widest = 1;
+    for (QGroupBox *group : m_groups)
+        widest = std::max(widest, group->minimumSizeHint().width());
+    return widest;
+}
+
+QSize RunConfigForm::minimumSizeHint() const
+{
+    return {widestGroup(), layout()->minimumSize().height()};
+}
+
+QSize RunConfigForm::sizeHint() const
+{
+    return {widestGroup(), layout()->sizeHint().height()};
+}
+
+void RunConfigForm::reflow()
+{
+    const int widest = widestGroup();
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    const int columns = std::clamp((width() + spacing) / (widest + spacing), 1, 3);
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    for (QGroupBox *group : m_groups)
+        m_grid->removeWidget(group);
+    for (int i = 0; i < m_groups.size(); ++i)
+        m_grid->addWidget(m_groups[i], i / columns, i % columns, Qt::AlignTop);
+    for (int c = 0; c < 3; ++c)
+        m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+    updateGeometry(); // another height
 }
 
 QWidget *RunConfigForm::makeEditor(const nlohmann::json &field)
 {
     const std::string type = field.value("type", std::string());
+    if (field.value("field", std::string()) == "devices") {
+        m_devices = new DevicePicker(this);
+        connect(m_devices, &DevicePicker::changed, this, &RunConfigForm::edited);
+        return m_devices;
+    }
     if (type == "boolean") {
         auto *box = new QCheckBox(this);
         connect(box, &QCheckBox::toggled, this, &RunConfigForm::edited);
@@ -134,6 +187,8 @@ nlohmann::json RunConfigForm::editorValue(const QString &field) const
 {
     QWidget *editor = m_editors.value(field);
     const std::string type = m_schema.value(field).value("type", std::string());
+    if (auto *devices = qobject_cast<DevicePicker *>(editor))
+        return devices->value();
     if (auto *box = qobject_cast<QCheckBox *>(editor))
         return box->isChecked();
     if (auto *combo = qobject_cast<QComboBox *>(editor))
@@ -167,7 +222,9 @@ nlohmann::json RunConfigForm::editorValue(const QString &field) const
 void RunConfigForm::setEditorValue(const QString &field, const nlohmann::json &value)
 {
     QWidget *editor = m_editors.value(field);
-    if (auto *box = qobject_cast<QCheckBox *>(editor))
+    if (auto *devices = qobject_cast<DevicePicker *>(editor))
+        devices->setValue(value);
+    else if (auto *box = qobject_cast<QCheckBox *>(editor))
         box->setChecked(value.is_boolean() && value.get<bool>());
     else if (auto *combo = qobject_cast<QComboBox *>(editor))
         combo->setCurrentText(QString::fromStdString(value.is_string() ? value.get<std::string>() : std::string()));

@@ -1,6 +1,7 @@
 #include "run_table_model.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QLocale>
 
@@ -16,6 +17,67 @@ void RunTableModel::setRows(QList<Row> rows)
     beginResetModel();
     m_rows = std::move(rows);
     endResetModel();
+}
+
+QString RunTableModel::Row::name() const
+{
+    return displayName.isEmpty() ? QFileInfo(dir).fileName() : displayName;
+}
+
+QStringList RunTableModel::parseTags(const QString &text)
+{
+    QStringList tags;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString tag = part.trimmed();
+        if (!tag.isEmpty() && !tags.contains(tag))
+            tags << tag;
+    }
+    return tags;
+}
+
+void RunTableModel::setAnnotations(int index, const QString &displayName, const QString &notes, const QStringList &tags)
+{
+    if (index < 0 || index >= m_rows.size())
+        return;
+    Row &r = m_rows[index];
+    r.displayName = displayName.trimmed() == QFileInfo(r.dir).fileName() ? QString() : displayName.trimmed();
+    r.notes = notes;
+    r.tags = tags;
+    Q_EMIT dataChanged(this->index(index, 0), this->index(index, ColumnCount - 1));
+    Q_EMIT annotationsEdited(r.dir);
+}
+
+QStringList RunTableModel::allTags() const
+{
+    QStringList tags;
+    for (const Row &r : m_rows)
+        for (const QString &tag : r.tags)
+            if (!tags.contains(tag, Qt::CaseInsensitive))
+                tags << tag;
+    tags.sort(Qt::CaseInsensitive);
+    return tags;
+}
+
+Qt::ItemFlags RunTableModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && (index.column() == Name || index.column() == Tags))
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool RunTableModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !index.isValid() || index.row() >= rowCount())
+        return false;
+    const Row &r = m_rows[index.row()];
+    if (index.column() == Name)
+        setAnnotations(index.row(), value.toString(), r.notes, r.tags);
+    else if (index.column() == Tags)
+        setAnnotations(index.row(), r.displayName, r.notes, parseTags(value.toString()));
+    else
+        return false;
+    return true;
 }
 
 int RunTableModel::indexOf(const QString &dir) const
@@ -60,7 +122,7 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case Name:
-            return QFileInfo(r.dir).fileName();
+            return r.name();
         case Started:
             return r.startTime > 0 ? locale.toString(QDateTime::fromSecsSinceEpoch(qint64(r.startTime)), QLocale::ShortFormat)
                                    : QString();
@@ -80,12 +142,25 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             const qint64 s = qint64(std::max(0.0, r.lastTime - r.startTime));
             return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
         }
+        case Tags:
+            return r.tags.join(QStringLiteral(", "));
+        case Notes:
+            return r.notes.section(QLatin1Char('\n'), 0, 0);
         default:
             return {};
         }
     }
+    if (role == Qt::EditRole && index.column() == Name)
+        return r.name();
+    if (role == Qt::EditRole && index.column() == Tags)
+        return r.tags.join(QStringLiteral(", "));
     if (role == Qt::ToolTipRole && index.column() == State && !r.message.isEmpty())
         return r.message;
+    if (role == Qt::ToolTipRole && index.column() == Name)
+        return r.annotationsProblem.isEmpty() ? QDir::toNativeSeparators(r.dir)
+                                              : tr("%1\nannotations.json: %2").arg(QDir::toNativeSeparators(r.dir), r.annotationsProblem);
+    if (role == Qt::ToolTipRole && index.column() == Notes && !r.notes.isEmpty())
+        return r.notes;
     if (role == Qt::UserRole) // sort keys
         switch (index.column()) {
         case Started:
@@ -121,6 +196,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Epochs");
     case Duration:
         return tr("Duration");
+    case Tags:
+        return tr("Tags");
+    case Notes:
+        return tr("Notes");
     default:
         return {};
     }

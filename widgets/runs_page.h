@@ -2,12 +2,15 @@
 
 #include <QWidget>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
-class QSortFilterProxyModel;
 class QTableView;
 class QTableWidget;
 
@@ -17,13 +20,16 @@ class Project;
 
 namespace lathe::ui {
 
+class RunFilterModel;
 class RunOverlayPlot;
 class RunTableModel;
 
-// Every run of the project, from its run folders: state, backbone, best metric, duration.
-// Select runs to overlay their curves, two to see how their configs differ; one to list its
-// checkpoints, open its folder, resume it (stopped or crashed), clone its config into the
-// Train page, or move it to the trash.
+// Every run of the project, from its run folders: state, backbone, best metric, duration, and
+// the name, tags and notes the user gave it (annotations.json in the run folder, so runs from
+// lathe-cli take them too), filtered by text and tag. Select runs to overlay their curves, two
+// to see how their configs differ; one to edit its notes, list its checkpoints (mark one best,
+// delete one, evaluate or export one), open its folder, resume it (stopped or crashed), clone
+// its config into the Train page, or move it to the trash.
 class RunsPage : public QWidget
 {
     Q_OBJECT
@@ -39,8 +45,21 @@ public:
     RunOverlayPlot *overlay() const { return m_overlay; }
     QPlainTextEdit *configDiff() const { return m_diff; }
     QTableWidget *checkpoints() const { return m_checkpoints; }
+    RunFilterModel *filterModel() const { return m_filter; }
+    QLineEdit *filterEdit() const { return m_filterEdit; }
+    QComboBox *tagFilter() const { return m_tagFilter; }
+    QPlainTextEdit *notesEdit() const { return m_notes; }
+    QPushButton *saveNotesButton() const { return m_saveNotes; }
+    QPushButton *markBestButton() const { return m_markBest; }
+    QPushButton *deleteCheckpointButton() const { return m_deleteCheckpoint; }
+    QPushButton *evaluateButton() const { return m_evaluate; }
+    QPushButton *exportButton() const { return m_export; }
     QStringList selectedRuns() const;
     void selectRuns(const QStringList &dirs);
+    // The checkpoints table's rows: "step-<n>", or "best"/"last" for an alias alone.
+    QString checkpointName(int row) const;
+    QString checkpointFile(int row) const; // the model weights file
+    void selectCheckpoint(const QString &name);
 
     // "a.b.c: x -> y" lines for the fields where two configs differ.
     static QStringList diffConfigs(const nlohmann::json &a, const nlohmann::json &b);
@@ -50,16 +69,38 @@ Q_SIGNALS:
     void selectionLoaded();
     void resumeRequested(const QString &runDir);
     void cloneRequested(const nlohmann::json &config);
+    // checkpoint: the checkpoint's model weights file (a sidecar of the same name lies beside it).
+    void evaluateCheckpointRequested(const QString &runDir, const QString &checkpoint);
+    void exportCheckpointRequested(const QString &runDir, const QString &checkpoint);
+    // annotations.json of runDir was written (or not: message says why).
+    void annotationsSaved(const QString &runDir, const QString &message);
+    // A checkpoint was marked best or deleted (or not: message says why).
+    void checkpointsChanged(const QString &message);
 
 private:
     void selectionChanged();
     void updateButtons();
+    void updateCheckpointButtons();
     void deleteRun();
+    void saveAnnotations(const QString &dir);
+    void listTags();
+    void markBest();
+    void deleteCheckpoint();
+    // Runs a checkpoint operation off the GUI thread, then lists the checkpoints again.
+    void changeCheckpoints(const std::function<void()> &operation);
 
     workspace::Project *m_project = nullptr;
     RunTableModel *m_model;
-    QSortFilterProxyModel *m_sort;
+    RunFilterModel *m_filter;
     QTableView *m_view;
+    QLineEdit *m_filterEdit;
+    QComboBox *m_tagFilter;
+    QPlainTextEdit *m_notes;
+    QPushButton *m_saveNotes;
+    QPushButton *m_markBest;
+    QPushButton *m_deleteCheckpoint;
+    QPushButton *m_evaluate;
+    QPushButton *m_export;
     RunOverlayPlot *m_overlay;
     QPlainTextEdit *m_diff;
     QTableWidget *m_checkpoints;
@@ -69,6 +110,7 @@ private:
     QPushButton *m_resume;
     QPushButton *m_clone;
     QPushButton *m_delete;
+    QString m_notesDir; // the run whose notes the editor shows
     int m_generation = 0;
     int m_selectionGeneration = 0;
 };

@@ -3,6 +3,7 @@
 #include "augmentation_editor.h"
 #include "augmentation_preview_grid.h"
 #include "background_task.h"
+#include "device_picker.h"
 #include "engine_error.h"
 #include "job_manager.h"
 #include "lr_schedule_preview.h"
@@ -10,6 +11,8 @@
 #include "run_config.h"
 #include "run_config_form.h"
 #include "run_folder.h"
+#include "run_presets.h"
+#include "runtime_info.h"
 #include "shard_manifest.h"
 #include "train_job.h"
 #include "training_curves.h"
@@ -21,17 +24,22 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QThreadPool>
+#include <QTimer>
 #include <QVBoxLayout>
+
+Q_DECLARE_METATYPE(lathe::engine::MemoryEstimate)
 
 namespace lathe::ui {
 namespace {
@@ -53,6 +61,11 @@ QString formatDuration(double seconds)
                      : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+QString bytesText(qint64 bytes)
+{
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
 } // namespace
 
 TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
@@ -70,6 +83,14 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     , m_pause(new QPushButton(tr("Pause"), this))
     , m_stop(new QPushButton(tr("Stop"), this))
     , m_status(new QLabel(this))
+    , m_presetPicker(new QComboBox(this))
+    , m_presetInfo(new QLabel(this))
+    , m_savePreset(new QPushButton(tr("Save as Preset…"), this))
+    , m_deletePreset(new QPushButton(tr("Delete Preset"), this))
+    , m_preflight(new QLabel(this))
+    , m_memory(new QLabel(this))
+    , m_preflightTimer(new QTimer(this))
+    , m_estimates(new QThreadPool(this))
     , m_metrics(new QLabel(this))
     , m_log(new QPlainTextEdit(this))
 {
@@ -98,27 +119,73 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     m_imageSize->setToolTip(tr("Side of the square images the model is trained on; the lowest value uses the "
                                "backbone's default (224 for most)."));
 
+    m_presetPicker->setObjectName(QStringLiteral("presetPicker"));
+    m_presetPicker->setToolTip(tr("Put a preset's settings into the forms: the built-in recipes, or settings you saved."));
+    m_presetInfo->setWordWrap(true);
+    m_presetInfo->setObjectName(QStringLiteral("presetInfo"));
+    m_savePreset->setToolTip(tr("Save the current settings (everything but the dataset, the model and the devices) "
+                                "under a name, in %1.").arg(QDir::toNativeSeparators(RunPresets::folder())));
+    m_deletePreset->setToolTip(tr("Delete the chosen saved preset."));
+    m_preflight->setObjectName(QStringLiteral("preflight"));
+    m_preflight->setWordWrap(true);
+    m_preflight->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_memory->setObjectName(QStringLiteral("memoryEstimate"));
+    m_memory->setWordWrap(true);
+    m_memory->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_memory->setToolTip(tr("Measured on the CPU with a forward and backward pass of the model at batch 2 and 4, "
+                            "scaled to the batch; parameters, gradients and optimiser state are counted. Not "
+                            "included: the CUDA context and cuDNN workspaces."));
+    m_estimates->setMaxThreadCount(1);
+    m_preflightTimer->setSingleShot(true);
+    m_preflightTimer->setInterval(300);
+
+    auto *presets = new QGroupBox(tr("Preset"), this);
+    auto *presetLayout = new QVBoxLayout(presets);
+    auto *presetRow = new QHBoxLayout;
+    presetRow->addWidget(m_presetPicker, 1);
+    presetRow->addWidget(m_savePreset);
+    presetRow->addWidget(m_deletePreset);
+    presetLayout->addLayout(presetRow);
+    presetLayout->addWidget(m_presetInfo);
+
     auto *data = new QGroupBox(tr("Data"), this);
     auto *dataForm = new QFormLayout(data);
     dataForm->addRow(tr("Shards:"), m_dataset);
     dataForm->addRow(tr("Image size:"), m_imageSize);
 
+    auto *check = new QGroupBox(tr("Pre-flight check"), this);
+    auto *checkLayout = new QVBoxLayout(check);
+    checkLayout->addWidget(m_preflight);
+    checkLayout->addWidget(m_memory);
+    checkLayout->addStretch(1);
+
     auto *augment = new QGroupBox(tr("Augmentation"), this);
-    auto *augmentLayout = new QHBoxLayout(augment);
-    augmentLayout->addWidget(m_editor, 2);
-    augmentLayout->addWidget(m_preview, 3);
+    m_augmentLayout = new QBoxLayout(QBoxLayout::TopToBottom, augment);
+    m_augmentLayout->addWidget(m_editor, 1);
+    m_augmentLayout->addWidget(m_preview);
 
     auto *schedule = new QGroupBox(tr("Learning rate over the run"), this);
     auto *scheduleLayout = new QVBoxLayout(schedule);
     scheduleLayout->addWidget(m_lrPreview);
 
+    // Two columns at the top (what to train on | whether it can start), then the augmentation
+    // with its preview, the forms (their groups wrap into as many columns as the width holds)
+    // and the learning-rate curve: nothing wider than a 1280-pixel screen.
+    auto *top = new QHBoxLayout;
+    auto *topLeft = new QVBoxLayout;
+    topLeft->addWidget(presets);
+    topLeft->addWidget(data);
+    top->addLayout(topLeft, 1);
+    top->addWidget(check, 1);
+
     auto *setup = new QWidget(this);
     auto *setupLayout = new QVBoxLayout(setup);
-    setupLayout->addWidget(data);
+    setupLayout->addLayout(top);
     setupLayout->addWidget(augment);
     setupLayout->addWidget(m_form);
     setupLayout->addWidget(schedule);
     auto *scroll = new QScrollArea(this);
+    m_setupScroll = scroll;
     scroll->setWidget(setup);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -149,15 +216,47 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     connect(m_editor, &AugmentationEditor::stepsChanged, this, [this](const nlohmann::json &steps) {
         m_preview->setSteps(steps);
         save();
+        schedulePreflight();
     });
     connect(m_imageSize, &QSpinBox::valueChanged, this, [this](int size) {
         m_preview->setImageSize(size > 0 ? size : 224);
         save();
+        schedulePreflight();
     });
     connect(m_form, &RunConfigForm::valuesChanged, this, [this] {
         updatePreview();
         save();
+        schedulePreflight();
     });
+    connect(m_preflightTimer, &QTimer::timeout, this, &TrainPage::runPreflight);
+    connect(m_presetPicker, &QComboBox::activated, this, &TrainPage::presetChosen);
+    connect(m_savePreset, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QInputDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setWindowTitle(tr("Save as Preset"));
+        dialog->setLabelText(tr("Name of the preset:"));
+        connect(dialog, &QInputDialog::textValueSelected, this, [this](const QString &name) {
+            const QString problem = savePreset(name);
+            if (!problem.isEmpty())
+                m_status->setText(tr("The preset was not saved: %1").arg(problem));
+        });
+        dialog->open();
+    });
+    connect(m_deletePreset, &QPushButton::clicked, this, [this] {
+        const QString name = m_presetPicker->currentData().toString();
+        if (name.isEmpty())
+            return;
+        auto *box = new QMessageBox(QMessageBox::Question, tr("Delete Preset"), tr("Delete the preset \"%1\"?").arg(name),
+                                    QMessageBox::Yes | QMessageBox::Cancel, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        connect(box, &QMessageBox::accepted, this, [this, name] {
+            const QString problem = deletePreset(name);
+            if (!problem.isEmpty())
+                m_status->setText(problem);
+        });
+        box->open();
+    });
+    connect(m_form->devicePicker(), &DevicePicker::changed, this, &TrainPage::schedulePreflight);
     connect(m_dataset, &QComboBox::currentIndexChanged, this, &TrainPage::datasetChosen);
     connect(m_start, &QPushButton::clicked, this, &TrainPage::startRun);
     connect(m_pause, &QPushButton::clicked, this, [this] {
@@ -175,6 +274,236 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
         m_status->setText(tr("Stopping after the current step…"));
     });
     setProject(nullptr);
+    listPresets();
+    findDevices();
+}
+
+DevicePicker *TrainPage::devicePicker() const
+{
+    return m_form->devicePicker();
+}
+
+void TrainPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    schedulePreflight(); // the Model page may have changed the model meanwhile
+}
+
+void TrainPage::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    arrangeAugmentation();
+}
+
+void TrainPage::arrangeAugmentation()
+{
+    const QMargins margins = m_augmentLayout->contentsMargins();
+    const int both = m_editor->minimumSizeHint().width() + m_preview->sizeHint().width() + m_augmentLayout->spacing() +
+                     margins.left() + margins.right() + 40; // the group's frame and the page's margins
+    m_augmentLayout->setDirection(m_setupScroll->viewport()->width() >= both ? QBoxLayout::LeftToRight
+                                                                             : QBoxLayout::TopToBottom);
+}
+
+void TrainPage::findDevices()
+{
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        []() -> QVariant {
+            const engine::ComputeDevices found = engine::computeDevices();
+            QVariantList devices;
+            for (const engine::ComputeDevice &d : found.devices)
+                devices.push_back(QVariantList{QString::fromStdString(d.id), QString::fromStdString(d.name), quint64(d.totalMemory)});
+            return QVariantList{devices, found.driverGpus};
+        },
+        [this](const QVariant &result) {
+            const QVariantList parts = result.toList();
+            QList<DevicePicker::Device> devices;
+            for (const QVariant &v : parts.value(0).toList()) {
+                const QVariantList d = v.toList();
+                devices.append({d.value(0).toString(), d.value(1).toString(), d.value(2).toULongLong()});
+            }
+            devicePicker()->setDevices(devices, parts.value(1).toInt());
+            schedulePreflight();
+            Q_EMIT devicesListed();
+        });
+}
+
+QStringList TrainPage::presetNames() const
+{
+    QStringList names;
+    for (const RunPresets::Preset &p : RunPresets::all())
+        names << p.name;
+    return names;
+}
+
+void TrainPage::listPresets(const QString &current)
+{
+    QStringList problems;
+    const QList<RunPresets::Preset> presets = RunPresets::all(&problems);
+    m_presetPicker->clear();
+    m_presetPicker->addItem(tr("Choose a preset…"));
+    for (const RunPresets::Preset &p : presets) {
+        m_presetPicker->addItem(p.builtIn ? tr("%1 (built-in)").arg(p.name) : p.name, p.name);
+        m_presetPicker->setItemData(m_presetPicker->count() - 1, p.builtIn ? p.description : QDir::toNativeSeparators(p.file),
+                                    Qt::ToolTipRole);
+        m_presetPicker->setItemData(m_presetPicker->count() - 1, p.builtIn, Qt::UserRole + 1);
+    }
+    m_presetPicker->setCurrentIndex(std::max(0, m_presetPicker->findData(current)));
+    m_deletePreset->setEnabled(!current.isEmpty() && !m_presetPicker->currentData(Qt::UserRole + 1).toBool());
+    if (!problems.isEmpty())
+        m_presetInfo->setText(tr("Some saved presets cannot be read: %1").arg(problems.join(QLatin1Char('\n'))));
+}
+
+void TrainPage::presetChosen()
+{
+    const QString name = m_presetPicker->currentData().toString();
+    if (!name.isEmpty())
+        applyPreset(name);
+}
+
+bool TrainPage::applyPreset(const QString &name)
+{
+    for (const RunPresets::Preset &p : RunPresets::all()) {
+        if (p.name != name)
+            continue;
+        applyConfig(p.config);
+        const engine::ModelSpec spec = m_modelSpec ? m_modelSpec() : engine::ModelSpec();
+        QStringList info;
+        if (!p.description.isEmpty())
+            info << p.description;
+        if (p.wantsPretrained && spec.weightsPath.empty())
+            info << tr("It expects pretrained weights, but the Model page trains from scratch: choose model-zoo "
+                       "weights or a weights file there.");
+        if (p.wantsScratch && !spec.weightsPath.empty())
+            info << tr("It starts from random weights, but the Model page has pretrained weights chosen: choose "
+                       "\"From scratch\" there, or the run fine-tunes them.");
+        m_presetInfo->setText(info.join(QLatin1Char('\n')));
+        listPresets(name);
+        m_status->setText(tr("Preset \"%1\" applied.").arg(name));
+        return true;
+    }
+    m_status->setText(tr("There is no preset \"%1\".").arg(name));
+    return false;
+}
+
+QString TrainPage::savePreset(const QString &name)
+{
+    const QString problem = RunPresets::save(name, runConfig());
+    if (problem.isEmpty()) {
+        listPresets(name.trimmed());
+        m_presetInfo->setText(tr("Saved in %1.").arg(QDir::toNativeSeparators(RunPresets::folder())));
+    }
+    return problem;
+}
+
+QString TrainPage::deletePreset(const QString &name)
+{
+    const QString problem = RunPresets::remove(name);
+    if (problem.isEmpty()) {
+        listPresets();
+        m_presetInfo->clear();
+    }
+    return problem;
+}
+
+void TrainPage::schedulePreflight()
+{
+    m_preflightTimer->start();
+}
+
+void TrainPage::runPreflight()
+{
+    const QString problem = preflight();
+    m_preflight->setText(problem.isEmpty() ? tr("Ready to start on %1.").arg(devicePicker()->chosenDescription())
+                                           : tr("Not ready: %1").arg(problem));
+    engine::RunConfig config;
+    try {
+        config = engine::parseRunConfig(runConfig());
+    } catch (const engine::EngineError &) {
+        m_memory->setText(tr("Memory: correct the settings first."));
+        m_memoryTotal = -1;
+        m_memoryWarning = false;
+        Q_EMIT preflightUpdated();
+        return;
+    }
+    if (m_classes <= 0) {
+        m_memory->setText(tr("Memory: choose a converted dataset to estimate it."));
+        m_memoryTotal = -1;
+        m_memoryWarning = false;
+        Q_EMIT preflightUpdated();
+        return;
+    }
+    // Only the model, the input and the precision need a new measurement (batch and optimiser
+    // are scaled from the measured parts).
+    const nlohmann::json full = engine::runConfigToJson(config);
+    const std::string key = nlohmann::json{{"model", full["model"]}, {"image_size", config.data.imageSize},
+                                           {"precision", config.precision == "fp32" ? "fp32" : "16-bit"}, {"classes", m_classes}}
+                                .dump();
+    if (key == m_memoryKey && m_measured) {
+        showMemory();
+        return;
+    }
+    m_memoryKey = key;
+    m_measured.reset();
+    m_memoryTotal = -1;
+    m_memoryWarning = false;
+    m_memory->setStyleSheet(QString());
+    m_memory->setText(tr("Estimating the memory…"));
+    const int generation = ++m_memoryGeneration;
+    const int classes = m_classes;
+    BackgroundTask::start(
+        m_estimates, this,
+        [config, classes]() -> QVariant { return QVariant::fromValue(engine::estimateTrainingMemory(config, classes)); },
+        [this, generation](const QVariant &result) {
+            if (generation != m_memoryGeneration)
+                return;
+            m_measured = result.value<engine::MemoryEstimate>();
+            showMemory();
+        },
+        [this, generation](const QString &message) {
+            if (generation != m_memoryGeneration)
+                return;
+            m_memory->setText(tr("Cannot estimate the memory: %1").arg(message));
+            Q_EMIT preflightUpdated();
+        });
+}
+
+void TrainPage::showMemory()
+{
+    engine::MemoryEstimate e = *m_measured;
+    engine::RunConfig config;
+    try {
+        config = engine::parseRunConfig(runConfig());
+    } catch (const engine::EngineError &) {
+        return; // runPreflight says so on its next turn
+    }
+    engine::completeMemoryEstimate(e, config);
+    const DevicePicker *devices = devicePicker();
+    const bool cpu = devices->value().size() > 0 && devices->value()[0] == "cpu";
+    const qint64 cache = cpu ? qint64(config.data.cacheMb) << 20 : 0; // the image cache lives in RAM
+    m_memoryTotal = e.total + cache;
+    const quint64 budget = devices->memoryPerRank();
+    m_memoryWarning = budget > 0 && quint64(m_memoryTotal) > budget;
+    QString text = tr("Memory per rank: about %1 — weights %2, gradients %3, optimiser state %4, activations %5 "
+                      "(batch %6 at %7 px)")
+                       .arg(bytesText(m_memoryTotal), bytesText(e.parameters + e.ema), bytesText(e.gradients),
+                            bytesText(e.optimizerState), bytesText(e.activations))
+                       .arg(e.batchSize)
+                       .arg(e.imageSize);
+    if (cache > 0)
+        text += tr(", image cache %1").arg(bytesText(cache));
+    text += budget > 0 ? tr("; available: %1 per rank.").arg(bytesText(qint64(budget))) : QStringLiteral(".");
+    if (config.precision == "fp16")
+        text += QLatin1Char(' ') + tr("fp16 measured as bf16 on the CPU (same width).");
+    if (!cpu)
+        text += QLatin1Char(' ') + tr("Add the CUDA context and cuDNN workspaces (often 0.5–1 GiB).");
+    if (m_memoryWarning)
+        text += QLatin1Char('\n') + tr("Warning: this is more than %1 has. Lower the batch size or the image size, train in "
+                                        "bf16, or freeze more of the backbone on the Model page.")
+                                         .arg(devices->chosenDescription());
+    m_memory->setText(text);
+    m_memory->setStyleSheet(m_memoryWarning ? QStringLiteral("color: #c0392b;") : QString());
+    Q_EMIT preflightUpdated();
 }
 
 void TrainPage::setModelSpecProvider(std::function<engine::ModelSpec()> provider)
@@ -244,18 +573,25 @@ void TrainPage::datasetChosen()
     save();
     Q_EMIT datasetChanged(folder);
     m_trainImages = 0;
+    m_classes = 0;
     updatePreview();
+    schedulePreflight();
     if (folder.isEmpty())
         return;
     const QString manifest = QDir(folder).filePath(ShardManifest::fileName());
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [manifest]() -> QVariant { return ShardManifest::read(manifest).splitRecords(QStringLiteral("train")); },
-        [this, folder](const QVariant &records) {
+        [manifest]() -> QVariant {
+            const ShardManifest m = ShardManifest::read(manifest);
+            return QVariantList{m.splitRecords(QStringLiteral("train")), int(m.classes.size())};
+        },
+        [this, folder](const QVariant &result) {
             if (folder != m_dataset->currentData().toString())
                 return;
-            m_trainImages = records.toLongLong();
+            m_trainImages = result.toList().value(0).toLongLong();
+            m_classes = result.toList().value(1).toInt();
             updatePreview();
+            schedulePreflight();
         });
 }
 
@@ -298,6 +634,9 @@ QString TrainPage::preflight() const
         return tr("Convert a dataset to shards on the Data page first.");
     if (!QFileInfo::exists(QDir(shards).filePath(ShardManifest::fileName())))
         return tr("%1 holds no dataset.json: convert the dataset again.").arg(QDir::toNativeSeparators(shards));
+    const QStringList missing = devicePicker()->missingDevices();
+    if (!missing.isEmpty())
+        return tr("devices: %1 not on this machine; choose the devices to train on.").arg(missing.join(QStringLiteral(", ")));
     try {
         const engine::RunConfig config = engine::parseRunConfig(runConfig());
         engine::validateRunConfig(config);
@@ -464,6 +803,7 @@ void TrainPage::updateButtons()
     m_pause->setEnabled(running);
     m_stop->setEnabled(running);
     m_pause->setText(running && m_job->isPaused() ? tr("Resume") : tr("Pause"));
+    schedulePreflight();
 }
 
 } // namespace lathe::ui

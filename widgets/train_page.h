@@ -1,5 +1,6 @@
 #pragma once
 
+#include "memory_estimate.h"
 #include "model_spec.h"
 #include "train_job.h"
 
@@ -7,15 +8,20 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
+class QScrollArea;
+class QTimer;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
+class QThreadPool;
 
 namespace lathe::workspace {
 class JobManager;
@@ -26,13 +32,15 @@ namespace lathe::ui {
 
 class AugmentationEditor;
 class AugmentationPreviewGrid;
+class DevicePicker;
 class LrSchedulePreview;
 class RunConfigForm;
 class TrainingCurves;
 
-// Set up a run and watch it: the shards and input size, the augmentation list with a live
-// preview, every optimisation, schedule, precision, checkpoint and stopping field (forms from
-// the run-config schema) with the learning-rate curve they give, then Start, Pause, Resume and
+// Set up a run and watch it: presets, the shards and input size, the augmentation list with a
+// live preview, every optimisation, schedule, precision, device, checkpoint and stopping field
+// (forms from the run-config schema) with the learning-rate curve they give, a pre-flight check
+// with the run's estimated memory against the chosen devices', then Start, Pause, Resume and
 // Stop. A run goes on in a Job while the user works elsewhere; its curves, progress, ETA and
 // log stream into the Live tab. The model comes from the Model page.
 class TrainPage : public QWidget
@@ -58,6 +66,19 @@ public:
     bool resumeRun(const QString &runDir);
     void applyConfig(const nlohmann::json &config); // e.g. a run's config cloned from the Runs page
 
+    // Presets (RunPresets): built-ins first, then the user's saved ones.
+    QStringList presetNames() const;
+    // Puts a preset's values into the forms; false (with the reason in the status) when unknown.
+    bool applyPreset(const QString &name);
+    // Saves the current settings as a user preset; empty, or the reason it was not saved.
+    QString savePreset(const QString &name);
+    QString deletePreset(const QString &name);
+
+    // The memory estimate of the current settings (bytes per rank; -1 until measured) and whether
+    // it exceeds the chosen devices' memory. preflightUpdated() follows each new figure.
+    qint64 memoryEstimate() const { return m_memoryTotal; }
+    bool memoryWarning() const { return m_memoryWarning; }
+
     AugmentationEditor *augmentationEditor() const { return m_editor; }
     AugmentationPreviewGrid *preview() const { return m_preview; }
     QComboBox *datasetPicker() const { return m_dataset; }
@@ -69,6 +90,10 @@ public:
     QPushButton *pauseButton() const { return m_pause; }
     QPushButton *stopButton() const { return m_stop; }
     QLabel *statusLabel() const { return m_status; }
+    QComboBox *presetPicker() const { return m_presetPicker; }
+    DevicePicker *devicePicker() const;
+    QLabel *preflightLabel() const { return m_preflight; }
+    QLabel *memoryLabel() const { return m_memory; }
     workspace::TrainJob *currentJob() const { return m_job; }
     QString currentRunDir() const { return m_runDir; }
 
@@ -79,6 +104,13 @@ Q_SIGNALS:
     void runStarted(const QString &runDir);
     // finished, failed, cancelled: the run folder holds the outcome.
     void runEnded(const QString &runDir, const QString &state);
+    // The pre-flight panel shows the current settings' check and memory estimate.
+    void preflightUpdated();
+    void devicesListed();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void datasetChosen();
@@ -88,6 +120,14 @@ private:
     void takeEvents();
     void jobEnded(const QString &state, const QString &message);
     void updateButtons();
+    void listPresets(const QString &current = {});
+    void presetChosen();
+    void schedulePreflight();
+    void runPreflight();
+    void showMemory();
+    void findDevices();
+    // The augmentation editor beside its preview when the width holds both, else above it.
+    void arrangeAugmentation();
 
     workspace::JobManager *m_jobs;
     workspace::Project *m_project = nullptr;
@@ -95,6 +135,7 @@ private:
     QPointer<workspace::TrainJob> m_job;
     QString m_runDir;
     qint64 m_trainImages = 0;
+    int m_classes = 0;
     qint64 m_totalSteps = 0;
     double m_runStarted = 0;
 
@@ -110,9 +151,24 @@ private:
     QPushButton *m_pause;
     QPushButton *m_stop;
     QLabel *m_status;
+    QComboBox *m_presetPicker;
+    QLabel *m_presetInfo;
+    QPushButton *m_savePreset;
+    QPushButton *m_deletePreset;
+    QLabel *m_preflight;
+    QLabel *m_memory;
+    QTimer *m_preflightTimer;
+    QThreadPool *m_estimates; // one thread: estimates queue there, never in front of other work
     QLabel *m_metrics;
+    QScrollArea *m_setupScroll = nullptr;
+    QBoxLayout *m_augmentLayout = nullptr;
     QPlainTextEdit *m_log;
     int m_listGeneration = 0;
+    int m_memoryGeneration = 0;
+    std::string m_memoryKey;         // what the measured parts were measured for
+    std::optional<engine::MemoryEstimate> m_measured;
+    qint64 m_memoryTotal = -1;
+    bool m_memoryWarning = false;
     bool m_restoring = false;
 };
 

@@ -124,12 +124,17 @@ void addDemo(CLI::App &app, CliContext &context)
 {
     auto params = std::make_shared<DemoProjectJob::Params>();
     auto root = std::make_shared<std::string>(DemoProjectJob::defaultRoot().toStdString());
-    CLI::App *demo = app.add_subcommand("demo", "Run the demo headless: build the Fashion-MNIST demo project and "
-                                                "report what the workbench can do with it so far");
+    CLI::App *demo = app.add_subcommand("demo", "Run the demo headless: build the Fashion-MNIST demo project "
+                                                "(training, validation and test images in its catalog) and print "
+                                                "the commands that convert, train and evaluate it");
     demo->add_option("--dir", *root, "Folder for the demo images and project")->capture_default_str();
     demo->add_option("--per-class", params->perClass, "Training images per class")
         ->capture_default_str()
         ->check(CLI::Range(1, 6000));
+    demo->add_option("--val-per-class", params->valPerClass,
+                     "Validation images per class (taken from Fashion-MNIST's training file; 0: no val split)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 1000));
     demo->add_option("--test-per-class", params->testPerClass, "Test images per class")
         ->capture_default_str()
         ->check(CLI::Range(0, 1000));
@@ -145,25 +150,45 @@ void addDemo(CLI::App &app, CliContext &context)
             for (const QString &c : r[QStringLiteral("classes")].toStringList())
                 classes.push_back(c.toStdString());
             const QVariantMap imported = r[QStringLiteral("import")].toMap();
-            const nlohmann::json notYet = {"shards", "training", "evaluation", "export"};
-            const nlohmann::json doc = {{"project", r[QStringLiteral("project")].toString().toStdString()},
-                                        {"images", r[QStringLiteral("images")].toString().toStdString()},
+            const std::string project = r[QStringLiteral("project")].toString().toStdString();
+            const std::string images = r[QStringLiteral("images")].toString().toStdString();
+            // Paths quoted for a POSIX shell only where they need it.
+            const auto shellArg = [](const std::string &path) {
+                if (path.find_first_of(" \t'\"$\\") == std::string::npos)
+                    return path;
+                std::string quoted = "'";
+                for (char c : path)
+                    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+                return quoted + "'";
+            };
+            const std::string shards = shellArg(project + "/datasets/fashion-mnist");
+            const std::string run = shellArg(project + "/runs/demo-resnet18");
+            const nlohmann::json next = {
+                "lathe-cli convert " + shellArg(images) + " " + shards,
+                "lathe-cli train --data " + shards + " --out " + run
+                    + " --arch resnet18 --image-size 32 --epochs 3 --batch 32 --lr 0.05",
+                "lathe-cli eval --run " + run + " --split val"};
+            const nlohmann::json doc = {{"project", project},
+                                        {"images", images},
                                         {"classes", classes},
                                         {"train_images", r[QStringLiteral("train")].toInt()},
+                                        {"val_images", r[QStringLiteral("val")].toInt()},
                                         {"test_images", r[QStringLiteral("test")].toInt()},
                                         {"reused", r[QStringLiteral("reused")].toBool()},
                                         {"import", importJson(imported)},
-                                        {"not_yet_available", notYet}};
+                                        {"next", next}};
             std::ostringstream text;
             text << "Lathe demo\n"
-                 << "  Images:  " << doc["images"].get<std::string>() << " (" << doc["train_images"].get<int>()
-                 << " training and " << doc["test_images"].get<int>() << " test PNGs, " << classes.size()
-                 << " Fashion-MNIST classes" << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
-                 << "  Project: " << doc["project"].get<std::string>() << "\n"
+                 << "  Images:  " << images << " (" << doc["train_images"].get<int>() << " training, "
+                 << doc["val_images"].get<int>() << " validation and " << doc["test_images"].get<int>()
+                 << " test PNGs, " << classes.size() << " Fashion-MNIST classes"
+                 << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
+                 << "  Project: " << project << "\n"
                  << "  Catalog: dataset 'fashion-mnist', " << importText(imported)
-                 << "Open the project in the workbench (lathe " << doc["project"].get<std::string>()
-                 << ") to inspect it.\n"
-                 << "The demo stops here: shards, training, evaluation and export are not built yet.\n";
+                 << "Open the project in the workbench (lathe " << project
+                 << ") to convert, train and evaluate it there, or go on headless:\n";
+            for (const auto &command : next)
+                text << "  " << command.get<std::string>() << "\n";
             context.print(doc, text.str());
             return 0;
         };

@@ -16,41 +16,59 @@ namespace fs = std::filesystem;
 namespace lathe::engine {
 namespace {
 
+// One IDX image/label file pair of the source, with its indices grouped by class.
+struct Source
+{
+    std::string imagesPath;
+    std::string labelsPath;
+    IdxImages images;
+    std::vector<std::uint8_t> labels;
+    std::vector<std::vector<int>> byClass;
+};
+
+Source loadSource(const std::string &sourceDir, const std::string &imagesFile, const std::string &labelsFile)
+{
+    Source source;
+    source.imagesPath = (fs::path(sourceDir) / imagesFile).string();
+    source.labelsPath = (fs::path(sourceDir) / labelsFile).string();
+    source.images = readIdxImages(source.imagesPath);
+    source.labels = readIdxLabels(source.labelsPath);
+    if (source.labels.size() != static_cast<std::size_t>(source.images.count))
+        throw EngineError(source.labelsPath + ": holds " + std::to_string(source.labels.size()) + " labels but "
+                          + source.imagesPath + " holds " + std::to_string(source.images.count) + " images");
+
+    const int classCount = static_cast<int>(fashionMnistClasses().size());
+    source.byClass.resize(classCount);
+    for (std::size_t i = 0; i < source.labels.size(); ++i) {
+        if (source.labels[i] >= classCount)
+            throw EngineError(source.labelsPath + ": label " + std::to_string(source.labels[i]) + " at index "
+                              + std::to_string(i) + " is outside 0.." + std::to_string(classCount - 1));
+        source.byClass[source.labels[i]].push_back(static_cast<int>(i));
+    }
+    return source;
+}
+
 struct Split
 {
     std::string name;
-    std::string imagesFile;
-    std::string labelsFile;
-    int perClass = 0;
-    IdxImages images;
-    std::vector<std::uint8_t> labels;
-    std::vector<int> chosen; // indices into the IDX file, grouped by class
+    const Source *source = nullptr;
+    std::vector<int> chosen; // indices into the source's IDX file, grouped by class
 };
 
-void loadSplit(Split &split, const std::string &sourceDir)
+// Images first..first+perClass-1 of each class, in file order.
+Split chooseSplit(const std::string &name, const Source &source, int first, int perClass)
 {
-    const std::string imagesPath = (fs::path(sourceDir) / split.imagesFile).string();
-    const std::string labelsPath = (fs::path(sourceDir) / split.labelsFile).string();
-    split.images = readIdxImages(imagesPath);
-    split.labels = readIdxLabels(labelsPath);
-    if (split.labels.size() != static_cast<std::size_t>(split.images.count))
-        throw EngineError(labelsPath + ": holds " + std::to_string(split.labels.size()) + " labels but "
-                          + imagesPath + " holds " + std::to_string(split.images.count) + " images");
-
-    const int classCount = static_cast<int>(fashionMnistClasses().size());
-    std::vector<std::vector<int>> byClass(classCount);
-    for (std::size_t i = 0; i < split.labels.size(); ++i) {
-        if (split.labels[i] >= classCount)
-            throw EngineError(labelsPath + ": label " + std::to_string(split.labels[i]) + " at index "
-                              + std::to_string(i) + " is outside 0.." + std::to_string(classCount - 1));
-        byClass[split.labels[i]].push_back(static_cast<int>(i));
+    Split split{name, &source, {}};
+    const std::vector<std::string> &classes = fashionMnistClasses();
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+        const std::vector<int> &indices = source.byClass[c];
+        if (static_cast<int>(indices.size()) < first + perClass)
+            throw EngineError(name + " split: " + std::to_string(perClass) + " images per class asked"
+                              + (first ? " after the first " + std::to_string(first) : std::string()) + ", but class '"
+                              + classes[c] + "' has only " + std::to_string(indices.size()));
+        split.chosen.insert(split.chosen.end(), indices.begin() + first, indices.begin() + first + perClass);
     }
-    for (int c = 0; c < classCount; ++c) {
-        if (static_cast<int>(byClass[c].size()) < split.perClass)
-            throw EngineError(split.name + " split: " + std::to_string(split.perClass) + " images per class asked, but class '"
-                              + fashionMnistClasses()[c] + "' has only " + std::to_string(byClass[c].size()));
-        split.chosen.insert(split.chosen.end(), byClass[c].begin(), byClass[c].begin() + split.perClass);
-    }
+    return split;
 }
 
 } // namespace
@@ -68,9 +86,9 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
         throw EngineError("demo data: no output folder given");
     if (options.perClass < 1)
         throw EngineError("demo data: images per class must be at least 1, got " + std::to_string(options.perClass));
-    if (options.testPerClass < 0)
-        throw EngineError("demo data: test images per class must not be negative, got "
-                          + std::to_string(options.testPerClass));
+    if (options.valPerClass < 0 || options.testPerClass < 0)
+        throw EngineError("demo data: validation and test images per class must not be negative, got "
+                          + std::to_string(options.valPerClass) + " and " + std::to_string(options.testPerClass));
     std::error_code ec;
     if (!fs::is_directory(options.sourceDir, ec))
         throw EngineError(options.sourceDir + ": Fashion-MNIST not found; install Debian's dataset-fashion-mnist "
@@ -78,14 +96,20 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
 
     StagingFolder::checkTarget(fs::absolute(options.outDir)); // before the slow part
 
-    std::vector<Split> splits;
-    splits.push_back({"train", "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", options.perClass, {}, {}, {}});
-    if (options.testPerClass > 0)
-        splits.push_back({"test", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz", options.testPerClass, {}, {}, {}});
     control.report(0.0, "reading Fashion-MNIST");
-    for (Split &split : splits) {
-        control.checkCancel();
-        loadSplit(split, options.sourceDir);
+    const Source trainSource =
+        loadSource(options.sourceDir, "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz");
+    std::vector<Split> splits;
+    splits.push_back(chooseSplit("train", trainSource, 0, options.perClass));
+    // Validation images come from the training file, after the training ones: Fashion-MNIST
+    // has no validation set of its own, and its test set stays the test split.
+    if (options.valPerClass > 0)
+        splits.push_back(chooseSplit("val", trainSource, options.perClass, options.valPerClass));
+    control.checkCancel();
+    Source testSource;
+    if (options.testPerClass > 0) {
+        testSource = loadSource(options.sourceDir, "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
+        splits.push_back(chooseSplit("test", testSource, 0, options.testPerClass));
     }
 
     StagingFolder staging(options.outDir);
@@ -104,20 +128,27 @@ DemoDataResult writeDemoData(const DemoDataOptions &options, const TaskControl &
                 if (ec)
                     throw EngineError((partial / split.name / cls).string() + ": cannot create (" + ec.message() + ")");
             }
-            const std::size_t pixelsPerImage = std::size_t(split.images.rows) * split.images.cols;
+            const IdxImages &images = split.source->images;
+            const std::size_t pixelsPerImage = std::size_t(images.rows) * images.cols;
             for (int index : split.chosen) {
                 control.checkCancel();
-                const cv::Mat image(split.images.rows, split.images.cols, CV_8UC1,
-                                    const_cast<std::uint8_t *>(split.images.pixels.data() + index * pixelsPerImage));
+                const cv::Mat image(images.rows, images.cols, CV_8UC1,
+                                    const_cast<std::uint8_t *>(images.pixels.data() + index * pixelsPerImage));
                 char name[32];
                 std::snprintf(name, sizeof name, "%s-%05d.png", split.name.c_str(), index);
-                const fs::path file = partial / split.name / result.classes[split.labels[index]] / name;
+                const fs::path file = partial / split.name / result.classes[split.source->labels[index]] / name;
                 if (!cv::imwrite(file.string(), image))
                     throw EngineError(file.string() + ": cannot write PNG (disk full or no permission?)");
                 ++done;
                 control.report(double(done) / double(total), "writing " + split.name + " images");
             }
-            (split.name == "train" ? result.trainImages : result.testImages) = static_cast<int>(split.chosen.size());
+            const int written = static_cast<int>(split.chosen.size());
+            if (split.name == "train")
+                result.trainImages = written;
+            else if (split.name == "val")
+                result.valImages = written;
+            else
+                result.testImages = written;
         }
         staging.commit();
     }

@@ -91,24 +91,20 @@ void writeFileAtomically(const std::string &path, const std::string &bytes)
     syncFolder(folder.empty() ? fs::path(".") : folder);
 }
 
+// A small JSON file that must hold an object; errors name the file.
+nlohmann::json readJsonObject(const std::string &path, std::uintmax_t limit);
+
 nlohmann::json readConfigFile(const std::string &path)
 {
     if (!fs::exists(path))
         throw EngineError(path + ": missing (not a run folder)");
-    nlohmann::json config;
-    try {
-        config = nlohmann::json::parse(readSmallFile(path, std::uintmax_t(16) << 20));
-    } catch (const nlohmann::json::exception &e) {
-        throw EngineError(path + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!config.is_object())
-        throw EngineError(path + ": not a JSON object");
-    return config;
+    return readJsonObject(path, std::uintmax_t(16) << 20);
 }
 
 bool knownEventType(const std::string &type)
 {
-    static const char *const kTypes[] = {"step", "epoch", "checkpoint", "log", "finished", "failed", "cancelled", "resumed"};
+    static const char *const kTypes[] = {"step",     "epoch",     "checkpoint", "log",
+                                         "finished", "failed",    "cancelled",  "resumed", "overflow_skipped"};
     return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char *t) { return type == t; });
 }
 
@@ -233,6 +229,23 @@ std::string readSmallFile(const std::string &path, std::uintmax_t limit)
     return text;
 }
 
+namespace {
+
+nlohmann::json readJsonObject(const std::string &path, std::uintmax_t limit)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(readSmallFile(path, limit));
+    } catch (const nlohmann::json::exception &e) {
+        throw EngineError(path + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_object())
+        throw EngineError(path + ": not a JSON object");
+    return j;
+}
+
+} // namespace
+
 
 struct RunFolder::Impl
 {
@@ -354,7 +367,7 @@ void RunFolder::appendMetrics(const nlohmann::json &event)
     const auto type = event.find("type");
     if (type == event.end() || !type->is_string() || !knownEventType(type->get<std::string>()))
         throw EngineError(file + ": event type must be one of step, epoch, checkpoint, log, finished, failed, "
-                          "cancelled, resumed (got " + (type == event.end() ? std::string("none") : type->dump()) + ")");
+                          "cancelled, resumed, overflow_skipped (got " + (type == event.end() ? std::string("none") : type->dump()) + ")");
     nlohmann::json copy = event;
     if (!copy.contains("time"))
         copy["time"] = nowSeconds();
@@ -561,6 +574,251 @@ RunInfo readRunInfo(const std::string &runDir)
 
     info.state = lockHeld(join(runDir, ".lock")) ? "running" : end.empty() ? "interrupted" : end;
     return info;
+}
+
+// ---- annotations ----------------------------------------------------------------------------
+
+RunAnnotations readRunAnnotations(const std::string &runDir)
+{
+    const std::string path = join(runDir, "annotations.json");
+    RunAnnotations a;
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        return a;
+    const nlohmann::json j = readJsonObject(path, std::uintmax_t(4) << 20);
+    const auto text = [&](const char *key, std::string &out) {
+        const auto it = j.find(key);
+        if (it == j.end() || it->is_null())
+            return;
+        if (!it->is_string())
+            throw EngineError(path + ": " + key + " must be a string");
+        out = it->get<std::string>();
+    };
+    text("display_name", a.displayName);
+    text("notes", a.notes);
+    if (const auto tags = j.find("tags"); tags != j.end() && !tags->is_null()) {
+        if (!tags->is_array())
+            throw EngineError(path + ": tags must be an array of strings");
+        for (const nlohmann::json &tag : *tags) {
+            if (!tag.is_string())
+                throw EngineError(path + ": tags must be an array of strings");
+            a.tags.push_back(tag.get<std::string>());
+        }
+    }
+    return a;
+}
+
+void writeRunAnnotations(const std::string &runDir, const RunAnnotations &annotations)
+{
+    std::error_code ec;
+    if (!fs::is_directory(runDir, ec))
+        throw EngineError(runDir + ": not a folder");
+    const auto trimmed = [](const std::string &s) {
+        const std::size_t begin = s.find_first_not_of(" \t\r\n");
+        return begin == std::string::npos ? std::string() : s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
+    };
+    std::vector<std::string> tags;
+    for (const std::string &tag : annotations.tags) {
+        const std::string t = trimmed(tag);
+        if (!t.empty() && std::find(tags.begin(), tags.end(), t) == tags.end())
+            tags.push_back(t);
+    }
+    const nlohmann::json j = {{"version", 1},
+                              {"display_name", trimmed(annotations.displayName)},
+                              {"notes", annotations.notes},
+                              {"tags", tags}};
+    writeFileAtomically(join(runDir, "annotations.json"),
+                        j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// ---- checkpoints ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::uintmax_t kMaxSidecar = std::uintmax_t(64) << 20;
+
+nlohmann::json readSidecar(const fs::path &path)
+{
+    nlohmann::json j = readJsonObject(path.string(), kMaxSidecar);
+    if (!j.contains("files") || !j["files"].is_object() || !j["files"].contains("model"))
+        throw EngineError(path.string() + ": not a checkpoint sidecar (no files.model)");
+    return j;
+}
+
+std::string fileName(const nlohmann::json &sidecar, const char *key)
+{
+    const nlohmann::json &files = sidecar["files"];
+    if (!files.contains(key) || !files[key].is_object() || !files[key].contains("name") || !files[key]["name"].is_string())
+        return {};
+    const std::string name = files[key]["name"].get<std::string>();
+    return name.find('/') == std::string::npos && name != ".." ? name : std::string();
+}
+
+// Fills an entry from a sidecar: step, epoch, metrics, files and whether they are complete.
+CheckpointEntry entryOf(const fs::path &sidecarPath, const std::string &name)
+{
+    CheckpointEntry e;
+    e.name = name;
+    e.sidecar = sidecarPath.string();
+    try {
+        const nlohmann::json j = readSidecar(sidecarPath);
+        e.step = integerAt(j, "step").value_or(-1);
+        e.epoch = integerAt(j, "epoch").value_or(-1);
+        e.metrics = j.contains("metrics") && j["metrics"].is_object() ? j["metrics"] : nlohmann::json::object();
+        for (const char *key : {"model", "state"}) {
+            const std::string file = fileName(j, key);
+            if (file.empty()) {
+                if (std::string(key) == "model")
+                    e.problem = "files.model names no file in the checkpoint folder";
+                continue;
+            }
+            const fs::path path = sidecarPath.parent_path() / file;
+            if (std::string(key) == "model")
+                e.model = path.string();
+            std::error_code ec;
+            const std::uintmax_t size = fs::file_size(path, ec);
+            const std::uintmax_t recorded = j["files"][key].value("bytes", std::uintmax_t(0));
+            if (ec)
+                e.problem = file + " is missing";
+            else if (size != recorded)
+                e.problem = file + " has " + std::to_string(size) + " bytes, the sidecar records " + std::to_string(recorded);
+            else
+                e.bytes += size;
+        }
+    } catch (const std::exception &error) { // EngineError, or a field of the wrong JSON type
+        e.problem = error.what();
+    }
+    return e;
+}
+
+std::int64_t stepOfName(const std::string &name)
+{
+    static const std::string prefix = "step-";
+    if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 18)
+        return -1;
+    const std::string digits = name.substr(prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return -1;
+    return std::stoll(digits);
+}
+
+// Makes dst name src's data: a hard link (a copy where links are refused) under a temporary
+// name, renamed over dst.
+void linkOver(const fs::path &src, const fs::path &dst)
+{
+    const fs::path temp = dst.string() + ".tmp-" + std::to_string(::getpid());
+    std::error_code ec;
+    fs::remove(temp, ec);
+    fs::create_hard_link(src, temp, ec);
+    if (ec && !fs::copy_file(src, temp, ec))
+        throw EngineError(dst.string() + ": cannot link or copy " + src.string() + " (" + ec.message() + ")");
+    fs::rename(temp, dst, ec);
+    if (ec) {
+        fs::remove(temp);
+        throw EngineError(dst.string() + ": cannot replace it (" + ec.message() + ")");
+    }
+}
+
+void refuseWhileRunning(const std::string &runDir, const std::string &what)
+{
+    if (lockHeld(join(runDir, ".lock")))
+        throw EngineError(runDir + ": " + what + " while the run is running (the trainer writes best.* and last.*); "
+                          "stop it or wait until it ends");
+}
+
+} // namespace
+
+std::vector<CheckpointEntry> listCheckpoints(const std::string &runDir)
+{
+    const fs::path folder = fs::path(runDir) / "checkpoints";
+    std::vector<CheckpointEntry> entries;
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        return entries;
+    nlohmann::json best;
+    const std::int64_t bestStep = sidecarStep((folder / "best.json").string(), &best);
+    const std::int64_t lastStep = sidecarStep((folder / "last.json").string());
+    for (const auto &item : fs::directory_iterator(folder, ec)) {
+        const std::string file = item.path().filename().string();
+        if (file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0 && stepOfName(file.substr(0, file.size() - 5)) >= 0)
+            entries.push_back(entryOf(item.path(), file.substr(0, file.size() - 5)));
+    }
+    const auto hasStep = [&](std::int64_t step) {
+        return std::any_of(entries.begin(), entries.end(), [&](const CheckpointEntry &e) { return e.step == step; });
+    };
+    // Aliases whose step files were pruned (or keep 0): they are checkpoints of their own.
+    if (lastStep >= 0 && !hasStep(lastStep))
+        entries.push_back(entryOf(folder / "last.json", "last"));
+    if (bestStep >= 0 && !hasStep(bestStep))
+        entries.push_back(entryOf(folder / "best.json", "best"));
+    const bool chosen = best.is_object() && best.value("chosen_by_user", false);
+    for (CheckpointEntry &e : entries) {
+        e.best = e.step >= 0 && e.step == bestStep;
+        e.last = e.step >= 0 && e.step == lastStep;
+        e.chosenByUser = e.best && chosen;
+    }
+    std::sort(entries.begin(), entries.end(), [](const CheckpointEntry &a, const CheckpointEntry &b) {
+        return a.step != b.step ? a.step < b.step : a.name < b.name;
+    });
+    return entries;
+}
+
+void markBestCheckpoint(const std::string &runDir, const std::string &name)
+{
+    refuseWhileRunning(runDir, "cannot change the best checkpoint");
+    const fs::path folder = fs::path(runDir) / "checkpoints";
+    if (name != "last" && stepOfName(name) < 0)
+        throw EngineError(name + ": not a checkpoint name (step-<n> or last)");
+    const CheckpointEntry source = entryOf(folder / (name + ".json"), name);
+    if (!source.problem.empty())
+        throw EngineError(source.sidecar + ": " + source.problem);
+    nlohmann::json best = readSidecar(source.sidecar);
+    const nlohmann::json config = readConfigFile(join(runDir, "config.json"));
+    std::string metric = config.value("/checkpoints/best_metric"_json_pointer, std::string("val_top1"));
+    nlohmann::json previous;
+    if (sidecarStep((folder / "best.json").string(), &previous) >= 0 && previous.contains("best_metric") &&
+        previous["best_metric"].is_string() && !previous["best_metric"].get<std::string>().empty())
+        metric = previous["best_metric"].get<std::string>(); // the metric the trainer kept best.* by
+    linkOver(source.model, folder / "best.safetensors");
+    std::error_code ec;
+    fs::remove(folder / "best.state.safetensors", ec); // best.* never carries training state
+    if (!best.contains("source") || !best["source"].is_string()) // last.json already names its step file
+        best["source"] = fs::path(source.model).filename().string();
+    best["files"]["model"]["name"] = "best.safetensors";
+    best["files"].erase("state");
+    best["best_metric"] = metric;
+    if (const auto value = numberAt(source.metrics, metric))
+        best["best_value"] = *value;
+    else
+        best.erase("best_value");
+    best["chosen_by_user"] = true;
+    writeFileAtomically((folder / "best.json").string(), best.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+void deleteCheckpoint(const std::string &runDir, const std::string &name)
+{
+    const std::int64_t step = stepOfName(name);
+    if (step < 0)
+        throw EngineError(name + ": only step checkpoints can be deleted (best and last are kept by the run)");
+    const fs::path folder = fs::path(runDir) / "checkpoints";
+    if (lockHeld(join(runDir, ".lock"))) {
+        std::int64_t newest = -1;
+        for (const CheckpointEntry &e : listCheckpoints(runDir))
+            newest = std::max(newest, e.step);
+        if (step == newest)
+            throw EngineError(name + ": the running job resumes from its newest checkpoint; it cannot be deleted now");
+    }
+    const fs::path sidecar = folder / (name + ".json");
+    std::error_code ec;
+    if (!fs::exists(sidecar, ec))
+        throw EngineError(sidecar.string() + ": no such checkpoint");
+    // Sidecar first: a kill meanwhile never leaves a sidecar naming a deleted file.
+    for (const char *suffix : {".json", ".safetensors", ".state.safetensors"}) {
+        fs::remove(folder / (name + suffix), ec);
+        if (ec)
+            throw EngineError((folder / (name + suffix)).string() + ": cannot delete (" + ec.message() + ")");
+    }
+    syncFolder(folder);
 }
 
 } // namespace lathe::engine

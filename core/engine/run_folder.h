@@ -104,4 +104,49 @@ RunInfo readRunInfo(const std::string &runDir);
 // Whether a metric improves when it goes down: its name ends in "loss".
 bool metricLowerIsBetter(const std::string &metric);
 
+// What a user wrote about a run: runDir/annotations.json, {"version": 1, "display_name": "",
+// "notes": "", "tags": []}. Kept in the run folder (not the project database) so runs copied
+// between machines or written by lathe-cli carry them too; the trainer never touches the file.
+struct RunAnnotations
+{
+    std::string displayName; // empty: the folder name
+    std::string notes;
+    std::vector<std::string> tags;
+};
+
+// Empty annotations when the file does not exist; EngineError naming the file when it is not
+// JSON or a field has the wrong type.
+RunAnnotations readRunAnnotations(const std::string &runDir);
+// Written atomically (temp + fsync + rename). Tags are trimmed; empty and repeated ones dropped.
+void writeRunAnnotations(const std::string &runDir, const RunAnnotations &annotations);
+
+// One checkpoint of a run as the Runs page lists it (checkpoint_io.h describes the files).
+struct CheckpointEntry
+{
+    std::string name;    // "step-<n>"; "best" or "last" when only that alias still holds its step
+    std::string sidecar; // full paths
+    std::string model;
+    std::int64_t step = -1;
+    std::int64_t epoch = -1;
+    nlohmann::json metrics;   // the sidecar's metrics object
+    std::uintmax_t bytes = 0; // model and training-state files
+    bool best = false;        // best.* holds this step
+    bool last = false;        // last.* holds this step
+    bool chosenByUser = false; // best.* was set by markBestCheckpoint, not by the metric
+    std::string problem;      // why the checkpoint is incomplete (a file missing or cut short); empty when fine
+};
+
+// The checkpoints of runDir, by step (sidecars only: no tensor is read).
+std::vector<CheckpointEntry> listCheckpoints(const std::string &runDir);
+// Makes checkpoint `name` ("step-<n>" or "last") the run's best.*: best.safetensors becomes a
+// link to its model file and best.json records it with "chosen_by_user": true, best_metric the
+// run's policy metric and best_value that checkpoint's value of it. Evaluate and export of
+// "best" then take it; a later (resumed) run replaces it only with a checkpoint that beats that
+// value, as it would any best. Refused while the run is running (the trainer owns best.* then).
+void markBestCheckpoint(const std::string &runDir, const std::string &name);
+// Deletes step checkpoint `name` ("step-<n>"): its sidecar first, then its tensor files. best.*
+// and last.* are links of their own and keep their data. Refused for best/last themselves and,
+// while the run is running, for the newest checkpoint (the one it resumes from).
+void deleteCheckpoint(const std::string &runDir, const std::string &name);
+
 } // namespace lathe::engine

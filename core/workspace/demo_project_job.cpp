@@ -58,6 +58,7 @@ QVariant DemoProjectJob::execute()
     const bool reuseImages = QDir(images).exists() && !QDir(images).isEmpty();
     if (reuseImages) {
         result[QStringLiteral("train")] = countPngs(QDir(images).filePath(QStringLiteral("train")));
+        result[QStringLiteral("val")] = countPngs(QDir(images).filePath(QStringLiteral("val")));
         result[QStringLiteral("test")] = countPngs(QDir(images).filePath(QStringLiteral("test")));
     } else {
         engine::DemoDataOptions options;
@@ -65,9 +66,11 @@ QVariant DemoProjectJob::execute()
         if (!m_params.sourceDir.isEmpty())
             options.sourceDir = m_params.sourceDir.toStdString();
         options.perClass = m_params.perClass;
+        options.valPerClass = m_params.valPerClass;
         options.testPerClass = m_params.testPerClass;
         const engine::DemoDataResult written = engine::writeDemoData(options, taskControl(tr("Writing demo images")));
         result[QStringLiteral("train")] = written.trainImages;
+        result[QStringLiteral("val")] = written.valImages;
         result[QStringLiteral("test")] = written.testImages;
     }
     checkCancel();
@@ -78,6 +81,7 @@ QVariant DemoProjectJob::execute()
                                                     : Project::create(projectDir, tr("Fashion-MNIST demo"));
     project->setMeta(QStringLiteral("demo_images"), images);
     project->setMeta(QStringLiteral("demo_train_images"), result[QStringLiteral("train")].toString());
+    project->setMeta(QStringLiteral("demo_val_images"), result[QStringLiteral("val")].toString());
     project->setMeta(QStringLiteral("demo_test_images"), result[QStringLiteral("test")].toString());
 
     const QString databasePath = project->databasePath();

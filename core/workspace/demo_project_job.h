@@ -4,10 +4,10 @@
 
 namespace lathe::workspace {
 
-// Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist, a
-// Lathe project in ROOT/project that records where they are, and the images imported into
-// its catalog as the dataset "fashion-mnist". Existing parts are reused, so running it again
-// is quick. Result: a QVariantMap with project, images, classes, train, test, reused and
+// Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist
+// (train/, val/ and test/, so a demo run reports validation metrics), a Lathe project in
+// ROOT/project that records where they are, and the images imported into its catalog as the
+// dataset "fashion-mnist". Existing parts are reused, so running it again is quick. Result: a QVariantMap with project, images, classes, train, val, test, reused and
 // import (ImportJob's summary map).
 class DemoProjectJob : public Job
 {
@@ -18,6 +18,7 @@ public:
     {
         QString root;
         int perClass = 100;
+        int valPerClass = 20;
         int testPerClass = 20;
         QString sourceDir; // empty: Debian's dataset-fashion-mnist location
     };

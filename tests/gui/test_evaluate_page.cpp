@@ -26,12 +26,14 @@
 #include <QDir>
 #include <QFile>
 #include <QListView>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -49,6 +51,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void evaluatesAndStores();
+    void cliEvalPrintsThePagesNumbers();
     void confusionMatrixClickListsThatCell();
     void perClassTableMatchesTheSplit();
     void highestLossGalleryIsSorted();
@@ -201,6 +204,47 @@ void TestEvaluatePage::evaluatesAndStores()
     QCOMPARE(m_page->calibrationPlot()->curveClasses().size(), 10);
 }
 
+// `lathe-cli eval --json` on the same run, checkpoint and split prints the numbers the page shows.
+void TestEvaluatePage::cliEvalPrintsThePagesNumbers()
+{
+    QVERIFY(m_stored.id > 0);
+    QProcess cli;
+    cli.start(QStringLiteral(LATHE_CLI_PATH),
+              {QStringLiteral("--json"), QStringLiteral("eval"), QStringLiteral("--run"), m_run, QStringLiteral("--checkpoint"),
+               QStringLiteral("best"), QStringLiteral("--data"), m_shards, QStringLiteral("--split"), QStringLiteral("test")});
+    QVERIFY2(cli.waitForFinished(300000), qPrintable(cli.errorString()));
+    QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0, cli.readAllStandardError().constData());
+    const nlohmann::json printed = nlohmann::json::parse(cli.readAllStandardOutput().toStdString(), nullptr, false);
+    QVERIFY2(printed.is_object(), "lathe-cli eval --json printed no JSON object");
+
+    const nlohmann::json &shown = m_page->evaluation().result.metrics;
+    QCOMPARE(printed.at("classes").get<std::vector<std::string>>(), m_page->evaluation().result.classes);
+    QCOMPARE(printed.at("count").get<qint64>(), m_page->confusionMatrix()->total());
+    for (const char *key : {"top1", "top5"})
+        QCOMPARE(printed.at(key).get<double>(), shown.at(key).get<double>());
+    // The mean loss is a float sum whose last bits may follow the thread count.
+    QVERIFY(std::abs(printed.at("loss").get<double>() - shown.at("loss").get<double>()) < 1e-4);
+
+    const ui::ConfusionMatrixView *matrix = m_page->confusionMatrix();
+    const nlohmann::json &counts = printed.at("confusion_matrix").at("counts");
+    QCOMPARE(int(counts.size()), 10);
+    for (int t = 0; t < 10; ++t)
+        for (int p = 0; p < 10; ++p)
+            QCOMPARE(counts.at(t).at(p).get<qint64>(), matrix->count(t, p));
+
+    const ui::ClassMetricsModel *table = m_page->classMetricsModel();
+    QCOMPARE(table->classCount(), 10);
+    for (int c = 0; c < 10; ++c) {
+        const nlohmann::json &row = printed.at("per_class").at(c);
+        QCOMPARE(QString::fromStdString(row.at("class").get<std::string>()), table->className(c));
+        QCOMPARE(row.at("support").get<double>(), table->value(c, ui::ClassMetricsModel::Support));
+        QCOMPARE(row.at("precision").get<double>(), table->value(c, ui::ClassMetricsModel::Precision));
+        QCOMPARE(row.at("recall").get<double>(), table->value(c, ui::ClassMetricsModel::Recall));
+        QCOMPARE(row.at("f1").get<double>(), table->value(c, ui::ClassMetricsModel::F1));
+        QCOMPARE(row.at("predicted").get<qint64>(), shown.at("per_class").at(c).at("predicted").get<qint64>());
+    }
+}
+
 void TestEvaluatePage::confusionMatrixClickListsThatCell()
 {
     QVERIFY(m_stored.id > 0);
@@ -311,6 +355,10 @@ void TestEvaluatePage::gradCamOfAGalleryImage()
     QCOMPARE(r.classIndex, m_page->galleryModel()->predictedClass(0));
     QCOMPARE(view->image().size(), QSize(28, 28));
     QVERIFY(!view->predictionsText().isEmpty());
+    // ResNet-18 at 32 pixels ends in a 1x1 feature map: the view says the map cannot localise.
+    QCOMPARE(r.mapWidth, 1);
+    QCOMPARE(r.mapHeight, 1);
+    QVERIFY2(view->message().contains(QStringLiteral("single cell")), qPrintable(view->message()));
 
     // Another class asked for in the combo.
     const int other = (r.classIndex + 1) % 10;

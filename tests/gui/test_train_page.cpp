@@ -5,6 +5,9 @@
 #include "augmentation_editor.h"
 #include "augmentation_preview_grid.h"
 #include "demo_data.h"
+#include "device_picker.h"
+#include "run_config.h"
+#include "run_presets.h"
 #include "project.h"
 #include "shard_converter.h"
 #include "job_manager.h"
@@ -27,6 +30,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -59,6 +63,8 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true); // presets go to a test config folder
+        QDir(ui::RunPresets::folder()).removeRecursively();
         QVERIFY(m_tmp.isValid());
         const QString images = m_tmp.filePath(QStringLiteral("images"));
         engine::DemoDataOptions demo;
@@ -245,6 +251,121 @@ private Q_SLOTS:
         runs.refresh();
         QVERIFY(refreshed.wait());
         QCOMPARE(runs.model()->row(0).state, QStringLiteral("finished"));
+    }
+
+    void builtInPresetsAreValid()
+    {
+        const QList<ui::RunPresets::Preset> presets = ui::RunPresets::builtIns();
+        QCOMPARE(presets.size(), 2);
+        for (const ui::RunPresets::Preset &p : presets) {
+            engine::RunConfig config = engine::parseRunConfig(p.config);
+            config.data.shards = "shards"; // the project's, when applied
+            engine::validateRunConfig(config); // throws when not
+            QVERIFY(!p.description.isEmpty());
+            QVERIFY(!p.config.contains("model") && !p.config.contains("devices"));
+            QVERIFY(!p.config["data"].contains("shards"));
+        }
+        QVERIFY(presets[0].wantsPretrained);
+        QVERIFY(presets[0].config["optimizer"]["lr"].get<double>() < 0.001);
+        QVERIFY(presets[1].wantsScratch);
+        QVERIFY(presets[1].config["optimizer"]["epochs"].get<int>() > presets[0].config["optimizer"]["epochs"].get<int>());
+        QVERIFY(presets[1].config["data"]["augment"].size() > presets[0].config["data"]["augment"].size());
+    }
+
+    void presetsApplySaveAndLoad()
+    {
+        TrainPage page(&m_jobs);
+        page.setModelSpecProvider([] { return engine::ModelSpec(); }); // no weights: from scratch
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        QVERIFY(page.presetNames().contains(QStringLiteral("Train from scratch")));
+
+        QVERIFY(page.applyPreset(QStringLiteral("Train from scratch")));
+        QCOMPARE(page.form()->values()["optimizer"]["lr"].get<double>(), 0.1);
+        QCOMPARE(page.form()->values()["optimizer"]["epochs"].get<int>(), 60);
+        QCOMPARE(page.augmentationEditor()->steps().size(), std::size_t(5));
+        QVERIFY(page.preflight().isEmpty());
+        // Fine-tuning without pretrained weights: the page says what to do on the Model page.
+        QVERIFY(page.applyPreset(QStringLiteral("Fine-tune quickly")));
+        QCOMPARE(page.form()->values()["optimizer"]["name"].get<std::string>(), std::string("adamw"));
+        QVERIFY(page.findChild<QLabel *>(QStringLiteral("presetInfo"))->text().contains(QStringLiteral("Model page")));
+
+        // Save the current settings, change them, load them back.
+        auto *lr = qobject_cast<QLineEdit *>(page.form()->editor(QStringLiteral("optimizer.lr")));
+        lr->setText(QStringLiteral("0.0123"));
+        Q_EMIT lr->editingFinished();
+        page.imageSizeEdit()->setValue(64);
+        QCOMPARE(page.savePreset(QStringLiteral("My recipe")), QString());
+        QVERIFY(QFileInfo::exists(QDir(ui::RunPresets::folder()).filePath(QStringLiteral("My recipe.json"))));
+        QVERIFY(page.presetNames().contains(QStringLiteral("My recipe")));
+        QVERIFY(page.applyPreset(QStringLiteral("Train from scratch")));
+        QCOMPARE(page.imageSizeEdit()->value(), 0);
+        QVERIFY(page.applyPreset(QStringLiteral("My recipe")));
+        QCOMPARE(page.form()->values()["optimizer"]["lr"].get<double>(), 0.0123);
+        QCOMPARE(page.form()->values()["optimizer"]["name"].get<std::string>(), std::string("adamw"));
+        QCOMPARE(page.imageSizeEdit()->value(), 64);
+        QCOMPARE(page.augmentationEditor()->steps().size(), std::size_t(2));
+
+        // A built-in's name is refused; a damaged file is reported, not loaded.
+        QVERIFY(!page.savePreset(QStringLiteral("train from scratch")).isEmpty());
+        QFile bad(QDir(ui::RunPresets::folder()).filePath(QStringLiteral("bad.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(R"({"version": 1, "name": "bad", "config": {"optimizer": {"lr": -1}}})");
+        bad.close();
+        QStringList problems;
+        ui::RunPresets::userPresets(&problems);
+        QCOMPARE(problems.size(), 1);
+        QVERIFY(problems.first().contains(QStringLiteral("bad.json")));
+        QVERIFY(problems.first().contains(QStringLiteral("optimizer.lr")));
+        QVERIFY(!page.presetNames().contains(QStringLiteral("bad")));
+        QFile::remove(bad.fileName());
+
+        QCOMPARE(page.deletePreset(QStringLiteral("My recipe")), QString());
+        QVERIFY(!page.presetNames().contains(QStringLiteral("My recipe")));
+    }
+
+    void devicesAndMemoryEstimate()
+    {
+        TrainPage page(&m_jobs);
+        page.setModelSpecProvider([] {
+            engine::ModelSpec spec;
+            spec.arch = "mobilenet_v3_small";
+            spec.head.numClasses = 0;
+            return spec;
+        });
+        QSignalSpy listed(&page, &TrainPage::devicesListed);
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        QVERIFY(listed.count() > 0 || listed.wait());
+        ui::DevicePicker *devices = page.devicePicker();
+        QVERIFY(!devices->devices().isEmpty());
+        QCOMPARE(devices->devices().first().id, QStringLiteral("cpu"));
+        QVERIFY(devices->devices().first().totalMemory > 0);
+        if (devices->devices().size() == 1)
+            QVERIFY(devices->noteLabel()->text().contains(QStringLiteral("training runs on the CPU")));
+        QVERIFY(page.runConfig()["devices"] == nlohmann::json::array({"cpu"}));
+
+        // The estimate appears in the pre-flight panel.
+        page.imageSizeEdit()->setValue(32);
+        QTRY_VERIFY_WITH_TIMEOUT(page.memoryEstimate() > 0, 60000);
+        QVERIFY(page.memoryLabel()->text().contains(QStringLiteral("Memory per rank")));
+        QVERIFY(!page.memoryWarning());
+        QVERIFY(page.preflightLabel()->text().contains(QStringLiteral("Ready")));
+        // A larger batch costs more, without measuring again.
+        const qint64 before = page.memoryEstimate();
+        auto *batch = qobject_cast<QSpinBox *>(page.form()->editor(QStringLiteral("optimizer.batch_size")));
+        batch->setValue(batch->value() * 4);
+        QTRY_VERIFY(page.memoryEstimate() > before);
+
+        // A device with 1 MiB: the estimate does not fit, the panel warns.
+        devices->setDevices({{QStringLiteral("cpu"), QStringLiteral("tiny"), quint64(1) << 20}});
+        QTRY_VERIFY(page.memoryWarning());
+        QVERIFY(page.memoryLabel()->text().contains(QStringLiteral("Warning")));
+        // A config naming a GPU this machine lacks: pre-flight says so.
+        devices->setValue(nlohmann::json::array({"cuda:7"}));
+        QVERIFY(page.preflight().contains(QStringLiteral("cuda:7")));
+        devices->setValue(nlohmann::json::array({"cpu"}));
+        QVERIFY(page.preflight().isEmpty());
     }
 
     void runsCompareAndDiff()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a tr() string in the sources is missing from lathe_zh_CN.ts, is left
-# unfinished, or when the file keeps obsolete entries. Runs lupdate on a copy.
+# Fails when a tr() string in the sources is missing from lathe_zh_CN.ts (a %n string from
+# lathe_en.ts), is left unfinished, or when the file keeps obsolete entries. Runs lupdate on a copy.
 set -euo pipefail
 LUPDATE="$1"
 SRC="$2"
@@ -9,7 +9,9 @@ trap 'rm -rf "$TMP"' EXIT
 for ts in "$SRC"/translations/*.ts; do
   cp "$ts" "$TMP/"
   copy="$TMP/$(basename "$ts")"
-  "$LUPDATE" -silent -locations none -no-obsolete "$SRC/app" "$SRC/core/workspace" "$SRC/widgets" -ts "$copy"
+  only=() # lathe_en.ts: English is the source language, only its plural forms are translated
+  [ "$(basename "$ts")" = lathe_en.ts ] && only=(-pluralonly -source-language en -target-language en)
+  "$LUPDATE" -silent -locations none -no-obsolete "${only[@]}" "$SRC/app" "$SRC/core/workspace" "$SRC/widgets" -ts "$copy"
   unfinished=$(grep -c 'type="unfinished"' "$copy" || true)
   vanished=$(grep -cE 'type="(vanished|obsolete)"' "$copy" || true)
   if [ "$unfinished" -ne 0 ] || [ "$vanished" -ne 0 ] || ! cmp -s "$ts" "$copy"; then

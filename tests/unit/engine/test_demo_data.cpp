@@ -7,7 +7,9 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <utility>
 
 using namespace lathe;
 using lathe::test::TempDir;
@@ -73,6 +75,56 @@ TEST(DemoData, WritesTenClassFoldersOfRealFashionMnistPngs)
     ASSERT_FALSE(fractions.empty());
     EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
     EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+}
+
+TEST(DemoData, ValidationImagesFollowTheTrainingOnesInTheTrainingFile)
+{
+    TempDir dir;
+    engine::DemoDataOptions options;
+    options.outDir = dir.file("demo");
+    options.perClass = 2;
+    options.valPerClass = 3;
+    options.testPerClass = 1;
+    const engine::DemoDataResult result = engine::writeDemoData(options);
+    EXPECT_EQ(result.trainImages, 20);
+    EXPECT_EQ(result.valImages, 30);
+    EXPECT_EQ(result.testImages, 10);
+
+    // Per class: training images are the first two of the training file, validation the next three.
+    const std::vector<std::uint8_t> labels =
+        engine::readIdxLabels(std::string(engine::kFashionMnistDir) + "/train-labels-idx1-ubyte.gz");
+    for (std::size_t c = 0; c < result.classes.size(); ++c) {
+        std::vector<std::string> expectTrain, expectVal;
+        for (std::size_t i = 0; i < labels.size() && expectVal.size() < 3; ++i) {
+            if (labels[i] != c)
+                continue;
+            char name[32];
+            const bool train = expectTrain.size() < 2;
+            std::snprintf(name, sizeof name, "%s-%05d.png", train ? "train" : "val", int(i));
+            (train ? expectTrain : expectVal).push_back(name);
+        }
+        for (const auto &[split, expected] : {std::pair{"train", expectTrain}, std::pair{"val", expectVal}}) {
+            std::vector<std::string> found;
+            for (const auto &entry : fs::directory_iterator(dir.path() / "demo" / split / result.classes[c]))
+                found.push_back(entry.path().filename().string());
+            std::sort(found.begin(), found.end());
+            EXPECT_EQ(found, expected) << split << '/' << result.classes[c];
+        }
+    }
+
+    // More than the training file has left after the training images is refused by name.
+    TempDir other;
+    options.outDir = other.file("demo");
+    options.perClass = 5990;
+    options.valPerClass = 20;
+    try {
+        engine::writeDemoData(options);
+        FAIL() << "expected an error";
+    } catch (const engine::EngineError &e) {
+        EXPECT_NE(std::string(e.what()).find("val split: 20 images per class asked after the first 5990"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(DemoData, ZeroTestImagesWritesOnlyTrain)

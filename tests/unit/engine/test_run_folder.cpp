@@ -160,6 +160,8 @@ TEST(RunFolder, MetricsLinesParseBack)
         {{"type", "log"}, {"message", "line with \"quotes\"\nand a newline"}},
         {{"type", "epoch"}, {"step", 10}, {"epoch", 0}, {"train_loss", 1.5}, {"val_loss", 1.25}, {"val_top1", 0.5}},
         {{"type", "checkpoint"}, {"step", 10}, {"path", "checkpoints/step-10.json"}, {"time", 1234.5}},
+        // What the trainer writes when the fp16 loss scaler skips a step.
+        {{"type", "overflow_skipped"}, {"step", 10}, {"epoch", 0}, {"scale", 32768.0}, {"skipped_total", 1}},
         {{"type", "finished"}, {"step", 10}},
     };
     for (const auto &e : events)

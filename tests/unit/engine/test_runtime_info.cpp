@@ -21,3 +21,18 @@ TEST(RuntimeInfo, ThreadsFollowTheRequest)
     EXPECT_EQ(engine::runtimeInfo().torchThreads, 1);
     EXPECT_GE(engine::configureTorchThreads(0), 1);
 }
+
+TEST(RuntimeInfo, DevicesStartWithTheCpu)
+{
+    const engine::ComputeDevices found = engine::computeDevices();
+    ASSERT_FALSE(found.devices.empty());
+    EXPECT_EQ(found.devices.front().id, "cpu");
+    EXPECT_FALSE(found.devices.front().name.empty());
+    EXPECT_EQ(found.devices.front().totalMemory, engine::physicalMemory());
+    EXPECT_GT(engine::physicalMemory(), std::uint64_t(64) << 20);
+    const int cuda = engine::runtimeInfo().cudaDevices;
+    EXPECT_EQ(int(found.devices.size()), 1 + cuda);
+    for (int i = 0; i < cuda; ++i)
+        EXPECT_EQ(found.devices[std::size_t(i) + 1].id, "cuda:" + std::to_string(i));
+    EXPECT_GE(found.driverGpus, cuda);
+}

@@ -230,6 +230,7 @@ private Q_SLOTS:
         DemoProjectJob::Params params;
         params.root = tmp.path();
         params.perClass = 3;
+        params.valPerClass = 2;
         params.testPerClass = 1;
         auto *job = new DemoProjectJob(params);
         Spies spies(job);
@@ -238,10 +239,11 @@ private Q_SLOTS:
         QCOMPARE(spies.finished.count(), 1);
         const QVariantMap r = job->result().toMap();
         QCOMPARE(r.value(QStringLiteral("train")).toInt(), 30);
+        QCOMPARE(r.value(QStringLiteral("val")).toInt(), 20);
         QCOMPARE(r.value(QStringLiteral("test")).toInt(), 10);
         QCOMPARE(r.value(QStringLiteral("classes")).toStringList().size(), 10);
         // The demo images are in the catalog as the dataset "fashion-mnist".
-        QCOMPARE(r.value(QStringLiteral("import")).toMap().value(QStringLiteral("ok")).toInt(), 40);
+        QCOMPARE(r.value(QStringLiteral("import")).toMap().value(QStringLiteral("ok")).toInt(), 60);
         auto project = Project::open(r.value(QStringLiteral("project")).toString());
         QCOMPARE(project->meta(QStringLiteral("demo_images")), DemoProjectJob::imagesFolder(tmp.path()));
         QCOMPARE(project->meta(QStringLiteral("demo_train_images")), QStringLiteral("30"));
@@ -256,7 +258,7 @@ private Q_SLOTS:
         QVERIFY(again->result().toMap().value(QStringLiteral("reused")).toBool());
         QCOMPARE(again->result().toMap().value(QStringLiteral("train")).toInt(), 30);
         const QVariantMap reimport = again->result().toMap().value(QStringLiteral("import")).toMap();
-        QCOMPARE(reimport.value(QStringLiteral("unchanged")).toInt(), 40);
+        QCOMPARE(reimport.value(QStringLiteral("unchanged")).toInt(), 60);
         QCOMPARE(reimport.value(QStringLiteral("added")).toInt(), 0);
     }
 
@@ -267,6 +269,7 @@ private Q_SLOTS:
         DemoProjectJob::Params demo;
         demo.root = tmp.path();
         demo.perClass = 3;
+        demo.valPerClass = 0;
         demo.testPerClass = 0;
         auto *job = new DemoProjectJob(demo);
         Spies spies(job);
