@@ -52,10 +52,6 @@
         <translation>以 channels-last 内存布局输入批次，在某些 GPU 上卷积运算更快。</translation>
     </message>
     <message>
-        <source>Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or batches drawn with equal class probability (balanced_sampler).</source>
-        <translation>类别不平衡的处理方式：不处理、按类别频率设置损失权重（class_weights），或按相等的类别概率抽取批次（balanced_sampler）。</translation>
-    </message>
-    <message>
         <source>The backbone architecture: a built-in name such as resnet50 or vit_b_16 (see lathe-cli models), or &quot;torchscript&quot; for model.torchscript.</source>
         <translation>骨干网络架构：内置名称，如 resnet50 或 vit_b_16（见 lathe-cli models），或 &quot;torchscript&quot; 表示使用 model.torchscript。</translation>
     </message>
@@ -298,6 +294,10 @@
     <message>
         <source>Average BatchNorm statistics across all ranks instead of per rank.</source>
         <translation>在所有 rank 之间平均 BatchNorm 统计量，而不是每个 rank 各自统计。</translation>
+    </message>
+    <message>
+        <source>Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights).</source>
+        <translation>类别不平衡的处理方式：不处理，或按类别频率设置损失权重（class_weights）。</translation>
     </message>
 </context>
 <context>
@@ -1530,6 +1530,10 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Save Results CSV</source>
         <translation>保存结果 CSV</translation>
     </message>
+    <message>
+        <source>%1 is not a run of this project.</source>
+        <translation>%1 不是此项目的运行。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ExportPage</name>
@@ -2640,13 +2644,6 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>The project will be created in %1</source>
         <translation>项目将创建在 %1</translation>
-    </message>
-</context>
-<context>
-    <name>lathe::ui::PlaceholderPage</name>
-    <message>
-        <source>Not built yet</source>
-        <translation>尚未实现</translation>
     </message>
 </context>
 <context>

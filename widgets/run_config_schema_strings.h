@@ -14,7 +14,7 @@ static const char *const kRunConfigSchemaStrings[] = {
     QT_TRANSLATE_NOOP("RunConfigSchema", "Decoding and augmentation threads per rank; 0 shares the CPU cores among the ranks."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "Size in MiB of an in-memory cache of decoded images; 0 turns it off."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "Feed batches in channels-last memory layout, which is faster for convolutions on some GPUs."),
-    QT_TRANSLATE_NOOP("RunConfigSchema", "Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or batches drawn with equal class probability (balanced_sampler)."),
+    QT_TRANSLATE_NOOP("RunConfigSchema", "Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights)."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "The backbone architecture: a built-in name such as resnet50 or vit_b_16 (see lathe-cli models), or \"torchscript\" for model.torchscript."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "Channels of the input images; 1 (grayscale) or more than 3 (multispectral) adapts the first convolution."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "Initial weights: a .safetensors or torch.save .pth file, \"zoo\" for the model zoo's pretrained weights of the architecture, or \"\" to train from scratch."),

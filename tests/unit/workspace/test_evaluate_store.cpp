@@ -159,6 +159,7 @@ void TestEvaluateStore::migratesAnOlderProject()
         QSqlDatabase connection = project->database();
         QSqlQuery query(connection);
         // Back to version 2, as a project written before stored evaluations existed.
+        QVERIFY(query.exec(QStringLiteral("DROP TABLE exports")));
         QVERIFY(query.exec(QStringLiteral("DROP TABLE predictions")));
         QVERIFY(query.exec(QStringLiteral("DROP TABLE evaluations")));
         QVERIFY(query.exec(QStringLiteral("PRAGMA user_version = 2")));
