@@ -51,17 +51,20 @@ shot() {
 }
 
 # The demo: training, validation and test images of Fashion-MNIST in a project's catalog.
-"$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --val-per-class 20 --test-per-class 20 >/dev/null
+[ -d "$TMP/demo/project" ] ||
+  "$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --val-per-class 20 --test-per-class 20 >/dev/null
 shot welcome light "" -
 shot main-window light "" - --demo-dir "$TMP/demo"
 shot main-window-dark dark "" - "$TMP/demo/project"
 shot main-window-zh_CN light zh_CN - "$TMP/demo/project"
 # A few bad files among the demo images, so the rejected list has something to show.
 images="$TMP/demo/fashion-mnist/train"
-: > "$images/Bag/empty.png"
-echo "meeting notes" > "$images/Coat/notes.png"
-head -c 200 "$(ls "$images"/Dress/*.png | head -1)" > "$images/Dress/cut-short.png"
-cp "$(ls "$images"/Sandal/*.png | head -1)" "$images/Sandal/copy.png"
+if [ ! -f "$images/Sandal/copy.png" ]; then
+  : > "$images/Bag/empty.png"
+  echo "meeting notes" > "$images/Coat/notes.png"
+  head -c 200 "$(ls "$images"/Dress/*.png | head -1)" > "$images/Dress/cut-short.png"
+  cp "$(ls "$images"/Sandal/*.png | head -1)" "$images/Sandal/copy.png"
+fi
 "$BUILD/app/lathe-cli" import "$TMP/demo/project" "$TMP/demo/fashion-mnist" --name fashion-mnist >/dev/null
 shot data-class-balance light "" "mousemove 309 168 click 1" "$TMP/demo/project"
 shot data-rejected-files light "" "mousemove 420 168 click 1" "$TMP/demo/project"
@@ -95,3 +98,13 @@ evaluate_resnet="mousemove 40 197 click 1 sleep 4 mousemove 770 50 click 1 sleep
   mousemove 690 85 click 1 sleep 40 mousemove 372 491 click 1 sleep 3"
 shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
 shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"
+# The Export page: the resnet18 run (second in the Run list) in all five formats, INT8 with
+# percentile calibration, exported and verified.
+shot export light "" "mousemove 40 235 click 1 sleep 3 mousemove 670 50 click 1 sleep 1 key Down key Return sleep 2 \
+  mousemove 213 139 click 1 mousemove 213 165 click 1 mousemove 213 191 click 1 mousemove 213 217 click 1 \
+  mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 80" "$TMP/demo/project"
+# Last, as it adds a run to the project: a run started on the Train page (ResNet-18
+# from scratch, 32 pixels: down to "backbone default", then up two steps of 16), its curves arriving live.
+shot train-live light "" "mousemove 40 83 click 1 sleep 3 mousemove 257 105 click 1 sleep 1 mousemove 733 291 click 1 \
+  sleep 1 mousemove 40 121 click 1 sleep 3 mousemove 490 284 click 1 key --repeat 10 Page_Down key Up key Up sleep 1 mousemove 1043 50 click 1 \
+  sleep 25" "$TMP/demo/project"

@@ -65,13 +65,16 @@ AugmentationEditor::AugmentationEditor(QWidget *parent)
     m_error->setWordWrap(true);
     m_error->setVisible(false);
 
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_typePicker, 1);
-    buttons->addWidget(m_add);
-    buttons->addWidget(m_remove);
-    buttons->addWidget(m_up);
-    buttons->addWidget(m_down);
-    buttons->addWidget(m_standard);
+    // Two rows, so the editor fits beside the preview on a laptop's width.
+    auto *adding = new QHBoxLayout;
+    adding->addWidget(m_typePicker, 1);
+    adding->addWidget(m_add);
+    auto *editing = new QHBoxLayout;
+    editing->addWidget(m_remove);
+    editing->addWidget(m_up);
+    editing->addWidget(m_down);
+    editing->addStretch(1);
+    editing->addWidget(m_standard);
 
     auto *form = new QFormLayout;
     form->addRow(tr("Probability:"), m_probability);
@@ -80,7 +83,8 @@ AugmentationEditor::AugmentationEditor(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_list, 1);
-    layout->addLayout(buttons);
+    layout->addLayout(adding);
+    layout->addLayout(editing);
     layout->addLayout(form);
     layout->addWidget(m_error);
 

@@ -16,7 +16,7 @@
 namespace lathe::ui {
 namespace {
 
-constexpr int kTileSize = 150;
+constexpr int kTileSize = 128;
 
 struct PreviewResult
 {

@@ -259,6 +259,7 @@ QWidget *ExportPage::buildResults()
     m_historyView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_historyView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_historyView->setWordWrap(false);
     m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_historyView->horizontalHeader()->setStretchLastSection(true);
 
@@ -374,6 +375,7 @@ void ExportPage::refreshHistory()
                     select = m_historyModel->rowCount();
                 m_historyModel->appendRow(row);
             }
+            m_historyView->resizeColumnsToContents();
             if (select >= 0)
                 m_historyView->selectRow(select);
             m_selectAfterHistory = 0;

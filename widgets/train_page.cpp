@@ -300,8 +300,10 @@ void TrainPage::arrangeAugmentation()
     const QMargins margins = m_augmentLayout->contentsMargins();
     const int both = m_editor->minimumSizeHint().width() + m_preview->sizeHint().width() + m_augmentLayout->spacing() +
                      margins.left() + margins.right() + 40; // the group's frame and the page's margins
-    m_augmentLayout->setDirection(m_setupScroll->viewport()->width() >= both ? QBoxLayout::LeftToRight
-                                                                             : QBoxLayout::TopToBottom);
+    // The page's own width (the scroll area's viewport is not laid out yet when the page
+    // resizes), less the tab frame and the scroll bar.
+    const int available = width() - 60;
+    m_augmentLayout->setDirection(available >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 void TrainPage::findDevices()
@@ -769,13 +771,26 @@ void TrainPage::takeEvents()
             m_metrics->setText(parts.join(QStringLiteral(" · ")));
         } else if (type == QLatin1String("log") || type == QLatin1String("checkpoint") || type == QLatin1String("resumed") ||
                    type == QLatin1String("overflow_skipped") || type == QLatin1String("failed")) {
-            QJsonObject rest = event;
-            rest.remove(QStringLiteral("type"));
-            rest.remove(QStringLiteral("time"));
-            const QString message = rest.value(QStringLiteral("message")).toString();
-            m_log->appendPlainText(QStringLiteral("%1: %2").arg(type, message.isEmpty()
-                                                                          ? QString::fromUtf8(QJsonDocument(rest).toJson(QJsonDocument::Compact))
-                                                                          : message));
+            const auto number = [&event](const char *key) { return event.value(QLatin1String(key)).toVariant().toLongLong(); };
+            QString line;
+            if (type == QLatin1String("checkpoint"))
+                line = tr("Checkpoint at step %1: %2")
+                           .arg(number("step"))
+                           .arg(QDir::toNativeSeparators(event.value(QStringLiteral("path")).toString()));
+            else if (type == QLatin1String("resumed"))
+                line = tr("Resumed at step %1.").arg(number("step"));
+            else if (type == QLatin1String("overflow_skipped"))
+                line = tr("Step %1 skipped: fp16 gradients overflowed (%2 skipped so far).")
+                           .arg(number("step"))
+                           .arg(number("skipped_total"));
+            if (line.isEmpty()) { // log and failed carry a message
+                QJsonObject rest = event;
+                rest.remove(QStringLiteral("type"));
+                rest.remove(QStringLiteral("time"));
+                const QString message = rest.value(QStringLiteral("message")).toString();
+                line = message.isEmpty() ? QString::fromUtf8(QJsonDocument(rest).toJson(QJsonDocument::Compact)) : message;
+            }
+            m_log->appendPlainText(line);
         }
     }
 }

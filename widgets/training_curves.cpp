@@ -56,6 +56,7 @@ TrainingCurves::TrainingCurves(QWidget *parent)
         plot->xAxis->setLabel(tr("Step"));
         plot->legend->setVisible(true);
         plot->legend->setFont(QFont(font().family(), 8));
+        plot->legend->setBrush(QColor(255, 255, 255, 170)); // the lines stay visible beneath it
         plot->setMouseTracking(true);
         plot->setNoAntialiasingOnDrag(true);
         connect(plot, &QCustomPlot::beforeReplot, this, [this, plot] { chooseDetail(plot); });
@@ -309,6 +310,12 @@ void TrainingCurves::showEvent(QShowEvent *event)
 // each graph's window is found by binary search, so the cost does not grow with the data.
 void TrainingCurves::followLatest(QCustomPlot *plot)
 {
+    if (plot == m_plots[AccuracyPlot]) {
+        // Epoch points only, on the loss plot's steps (followed first): the same window, and the
+        // value axis stays 0..100 %.
+        plot->xAxis->setRange(m_plots[LossPlot]->xAxis->range());
+        return;
+    }
     bool foundKeys = false;
     QCPRange keys;
     for (int i = 0; i < plot->graphCount(); ++i) {
@@ -321,10 +328,11 @@ void TrainingCurves::followLatest(QCustomPlot *plot)
     if (!foundKeys)
         return;
     const double upper = std::max(keys.upper, 1.0);
-    const QCPRange window(std::max(keys.lower, upper - kFollowSteps), upper);
+    double lower = std::max(keys.lower, upper - kFollowSteps);
+    if (lower >= upper) // one point so far: from step 0 to it
+        lower = std::max(0.0, upper - kFollowSteps);
+    const QCPRange window(lower, upper);
     plot->xAxis->setRange(window);
-    if (plot == m_plots[AccuracyPlot])
-        return; // fixed 0..100 %
 
     QCPAxis *axis = plot->yAxis;
     const bool log = axis->scaleType() == QCPAxis::stLogarithmic;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -605,10 +606,14 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                         const double acc = accuracy(validationLogits, validation.labels);
                         a["accuracy"] = {{"top1", acc}, {"reference_top1", referenceAccuracy},
                                          {"images", validation.labels.size()}, {"source", validation.source}};
-                        if (format == "onnx-int8" && referenceAccuracy - acc > options.int8MaxAccuracyDrop)
-                            failures.push_back("top-1 accuracy " + std::to_string(acc) + "% is more than " +
-                                               std::to_string(options.int8MaxAccuracyDrop) + " points below the original's " +
-                                               std::to_string(referenceAccuracy) + "%");
+                        if (format == "onnx-int8" && referenceAccuracy - acc > options.int8MaxAccuracyDrop) {
+                            char what[160];
+                            std::snprintf(what, sizeof what,
+                                          "top-1 accuracy %.1f%% is more than %.1f points below the original's %.1f%% "
+                                          "(try another calibration method or more calibration images)",
+                                          acc, options.int8MaxAccuracyDrop, referenceAccuracy);
+                            failures.push_back(what);
+                        }
                     } else {
                         a["accuracy"] = nullptr;
                     }
