@@ -2,6 +2,13 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>HelpLinks</name>
+    <message>
+        <source>What to do</source>
+        <translation>解决办法</translation>
+    </message>
+</context>
+<context>
     <name>RunConfigSchema</name>
     <message>
         <source>The config format version; a file without it is read as version 1, and a file from a newer Lathe is refused.</source>
@@ -1534,6 +1541,10 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>%1 is not a run of this project.</source>
         <translation>%1 不是此项目的运行。</translation>
     </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Confusion matrix&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Rows are the true classes, columns the predicted ones; each cell counts the images of that pair, shaded by the share of its row. The diagonal holds the correct predictions. Click a cell to list exactly its images in the gallery; open one to see its Grad-CAM heat map, relabel it or exclude it.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;混淆矩阵&lt;/b&gt;&lt;/p&gt;&lt;p&gt;行是真实类别，列是预测类别；每个单元格统计该组合的图像数，颜色深浅表示其占该行的比例。对角线是预测正确的图像。点击单元格，图库中即列出恰好属于该单元格的图像；打开其中一张可查看其 Grad-CAM 热力图，也可重新标注或排除它。&lt;/p&gt;</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ExportPage</name>
@@ -1860,6 +1871,10 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>%1% (%2%)</source>
         <translation>%1%（%2%）</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;INT8 calibration&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 files store each activation as an 8-bit integer over a range measured on calibration images of the training split. &lt;i&gt;Min-max&lt;/i&gt; takes the whole observed range; &lt;i&gt;Percentile&lt;/i&gt; clips the rarest extremes (99.99th percentile), which often keeps more precision; &lt;i&gt;Entropy (KL)&lt;/i&gt; picks the range whose 8-bit histogram loses the least information, as TensorRT does. Weights are quantised per channel. The export is verified: an INT8 file more than one point less accurate than the original is marked failed.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;INT8 校准&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 文件把每个激活值存为 8 位整数，其取值范围在训练集的校准图像上测得。&lt;i&gt;最小-最大值&lt;/i&gt;取观测到的整个范围；&lt;i&gt;百分位数&lt;/i&gt;裁掉最罕见的极端值（第 99.99 百分位），通常能保留更多精度；&lt;i&gt;熵（KL 散度）&lt;/i&gt;选取使 8 位直方图信息损失最小的范围，与 TensorRT 的做法相同。权重按通道量化。导出会经过验证：准确率比原模型低一个百分点以上的 INT8 文件会被标记为失败。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2336,6 +2351,14 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Waiting for jobs to stop…</source>
         <translation>正在等待任务停止…</translation>
     </message>
+    <message>
+        <source>What&apos;s &amp;This?</source>
+        <translation>这是什么？(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;User Guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ModelPage</name>
@@ -2588,6 +2611,10 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Verifying %1…</source>
         <translation>正在校验 %1…</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Freezing&lt;/b&gt;&lt;/p&gt;&lt;p&gt;&lt;i&gt;Train everything&lt;/i&gt; fine-tunes every layer. &lt;i&gt;Train the head only&lt;/i&gt; keeps the pretrained backbone fixed and trains the classifier: fast, and best with few images. &lt;i&gt;Freeze up to a stage&lt;/i&gt; keeps the first stages fixed. Frozen BatchNorm keeps its running statistics; a stage can also be unfrozen every few epochs (gradual unfreezing). The table below lists what trains.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;冻结&lt;/b&gt;&lt;/p&gt;&lt;p&gt;&lt;i&gt;训练全部层&lt;/i&gt;会微调每一层。&lt;i&gt;仅训练分类头&lt;/i&gt;保持预训练的骨干网络不变，只训练分类器：速度快，图像很少时效果最好。&lt;i&gt;冻结到指定阶段&lt;/i&gt;保持前面几个阶段不变。冻结的 BatchNorm 保留其运行统计量；也可以每隔几个轮次解冻一个阶段（逐步解冻）。下表列出哪些部分参与训练。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -3702,6 +3729,30 @@ Index: %2</source>
     <message>
         <source>devices: %1 not on this machine; choose the devices to train on.</source>
         <translation>设备：%1 不在本机上；请选择用于训练的设备。</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Augmentation&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The steps applied to every training image, in order, each with the chance p that it is applied. Their parameters mean what torchvision&apos;s transforms of the same name mean (random_resized_crop&apos;s scale and ratio, color_jitter&apos;s brightness, …). Evaluation never augments: it resizes and crops the centre. Mixup and CutMix act on whole batches and are not shown in the preview.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;数据增强&lt;/b&gt;&lt;/p&gt;&lt;p&gt;按顺序作用于每张训练图像的步骤，每一步以概率 p 应用。参数含义与 torchvision 同名变换相同（random_resized_crop 的 scale 和 ratio、color_jitter 的 brightness 等）。评估时从不增强：只缩放并中心裁剪。Mixup 和 CutMix 作用于整个批次，预览中不显示。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Preview&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The same eight training images through the current steps, as the model will see them. Re-roll draws new random parameters.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;预览&lt;/b&gt;&lt;/p&gt;&lt;p&gt;同样八张训练图像经过当前步骤后的样子，即模型将看到的图像。“重新随机”会抽取新的随机参数。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Checkpoint at step %1: %2</source>
+        <translation>第 %1 步的检查点：%2</translation>
+    </message>
+    <message>
+        <source>Resumed at step %1.</source>
+        <translation>已从第 %1 步恢复。</translation>
+    </message>
+    <message>
+        <source>Step %1 skipped: fp16 gradients overflowed (%2 skipped so far).</source>
+        <translation>已跳过第 %1 步：fp16 梯度溢出（目前共跳过 %2 步）。</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Pre-flight check&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Before a run starts, Lathe checks that the shards exist and have a training split, that the model&apos;s input channels suit them, that the chosen weights are on disk, and estimates the memory one rank needs: weights, gradients, optimiser state and activations (measured on a few real steps of the model, then scaled to the batch). It warns when that exceeds the chosen devices&apos; memory. A failed check keeps the run from starting and says why; the memory warning only warns.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;启动前检查&lt;/b&gt;&lt;/p&gt;&lt;p&gt;运行开始前，Lathe 会检查分片是否存在且包含训练集、模型的输入通道是否与之匹配、所选权重是否在磁盘上，并估算每个 rank 所需的内存：权重、梯度、优化器状态和激活值（在模型的几个真实训练步上测得，再按批大小换算）。超出所选设备的内存时会给出警告。检查未通过时运行不会开始，并说明原因；内存警告只是提醒。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

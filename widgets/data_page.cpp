@@ -1,6 +1,7 @@
 #include "data_page.h"
 
 #include "split_names.h"
+#include "help_links.h"
 
 #include "background_task.h"
 #include "catalog_connection.h"
@@ -894,9 +895,7 @@ void DataPage::showStatus(const QString &message)
 void DataPage::showError(const QString &title, const QString &message)
 {
     showStatus(message);
-    auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    openWarning(this, title, message, QStringLiteral("importing-and-converting-images"));
     Q_EMIT errorOccurred(message);
 }
 

@@ -1,6 +1,7 @@
 #include "evaluate_page.h"
 
 #include "background_task.h"
+#include "help_links.h"
 #include "backbone_registry.h"
 #include "calibration_plot.h"
 #include "catalog.h"
@@ -145,6 +146,10 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     m_runCombo->setMinimumContentsLength(16);
     m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_checkpointCombo->setObjectName(QStringLiteral("evaluateCheckpoint"));
+    m_matrix->setWhatsThis(tr("<p><b>Confusion matrix</b></p><p>Rows are the true classes, columns the predicted ones; "
+                              "each cell counts the images of that pair, shaded by the share of its row. The "
+                              "diagonal holds the correct predictions. Click a cell to list exactly its images in "
+                              "the gallery; open one to see its Grad-CAM heat map, relabel it or exclude it.</p>"));
     m_checkpointCombo->addItem(tr("Best"), QStringLiteral("best"));
     m_checkpointCombo->addItem(tr("Last"), QStringLiteral("last"));
     m_checkpointCombo->setToolTip(tr("Best: the checkpoint with the best validation metric (the last one when the run "
@@ -1051,10 +1056,8 @@ void EvaluatePage::showStatus(const QString &message)
 
 void EvaluatePage::showError(const QString &title, const QString &message)
 {
-    showStatus(message);
-    auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    showErrorWithHelp(m_status, message, QStringLiteral("evaluation-and-prediction"));
+    openWarning(this, title, message, QStringLiteral("evaluation-and-prediction"));
     Q_EMIT errorOccurred(message);
 }
 

@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "about_dialog.h"
+#include "help_links.h"
 #include "data_page.h"
 #include "demo_project_job.h"
 #include "evaluate_page.h"
@@ -28,7 +29,10 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QDesktopServices>
 #include <QMessageBox>
+#include <QUrl>
+#include <QWhatsThis>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -198,6 +202,15 @@ void MainWindow::buildMenus()
         dialog->open();
     });
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    help->addSeparator();
+    QAction *whatsThis = QWhatsThis::createAction(help);
+    whatsThis->setText(tr("What's &This?"));
+    help->addAction(whatsThis);
+    help->addAction(tr("&User Guide"), this, [] {
+        const QString folder = documentationFolder();
+        if (!folder.isEmpty())
+            QDesktopServices::openUrl(QUrl::fromLocalFile(QDir(folder).filePath(QStringLiteral("user-guide.md"))));
+    })->setEnabled(!documentationFolder().isEmpty());
 }
 
 void MainWindow::refreshRecentMenu()
@@ -309,9 +322,7 @@ void MainWindow::updateTitle()
 void MainWindow::showError(const QString &title, const QString &message)
 {
     statusBar()->showMessage(message, 10000);
-    auto *box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open(); // window-modal and asynchronous: never a nested event loop
+    openWarning(this, title, message, QStringLiteral("projects"));
     Q_EMIT errorShown(message);
 }
 

@@ -1,6 +1,7 @@
 #include "model_page.h"
 
 #include "backbone_registry.h"
+#include "help_links.h"
 #include "backbone_table_model.h"
 #include "background_task.h"
 #include "job.h"
@@ -145,6 +146,11 @@ ModelPage::ModelPage(workspace::JobManager *jobs, QWidget *parent)
     m_policy->addItem(tr("Train the head only"), int(engine::FreezePolicy::HeadOnly));
     m_policy->addItem(tr("Freeze up to a stage"), int(engine::FreezePolicy::UpToStage));
     m_policy->setObjectName(QStringLiteral("freezePolicy"));
+    m_policy->setWhatsThis(tr("<p><b>Freezing</b></p><p><i>Train everything</i> fine-tunes every layer. <i>Train the "
+                              "head only</i> keeps the pretrained backbone fixed and trains the classifier: fast, "
+                              "and best with few images. <i>Freeze up to a stage</i> keeps the first stages fixed. "
+                              "Frozen BatchNorm keeps its running statistics; a stage can also be unfrozen every "
+                              "few epochs (gradual unfreezing). The table below lists what trains.</p>"));
     m_policy->setToolTip(tr("Which layers learn. With few images per class, training the head only (or the "
                             "last stages) is fast and avoids overfitting."));
     m_frozenStages->setRange(1, 1);
@@ -580,7 +586,7 @@ void ModelPage::download()
     });
     connect(job, &workspace::Job::failed, this, [this](const QString &message) {
         updateWeightsState();
-        m_weightsStatus->setText(tr("The download failed: %1").arg(message));
+        showErrorWithHelp(m_weightsStatus, tr("The download failed: %1").arg(message), QStringLiteral("weights-and-the-model-zoo"));
     });
     connect(job, &workspace::Job::cancelled, this, [this] {
         updateWeightsState();

@@ -6,6 +6,7 @@
 #include "device_picker.h"
 #include "engine_error.h"
 #include "job_manager.h"
+#include "help_links.h"
 #include "lr_schedule_preview.h"
 #include "project.h"
 #include "run_config.h"
@@ -127,6 +128,12 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
                                 "under a name, in %1.").arg(QDir::toNativeSeparators(RunPresets::folder())));
     m_deletePreset->setToolTip(tr("Delete the chosen saved preset."));
     m_preflight->setObjectName(QStringLiteral("preflight"));
+    m_preflight->setWhatsThis(tr("<p><b>Pre-flight check</b></p><p>Before a run starts, Lathe checks that the shards exist "
+                                 "and have a training split, that the model's input channels suit them, that the "
+                                 "chosen weights are on disk, and estimates the memory one rank needs: weights, "
+                                 "gradients, optimiser state and activations (measured on a few real steps of the "
+                                 "model, then scaled to the batch). It warns when that exceeds the chosen devices' "
+                                 "memory. A failed check keeps the run from starting and says why; the memory warning only warns.</p>"));
     m_preflight->setWordWrap(true);
     m_preflight->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_memory->setObjectName(QStringLiteral("memoryEstimate"));
@@ -212,6 +219,13 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(m_tabs, 1);
 
+    m_editor->setWhatsThis(tr("<p><b>Augmentation</b></p><p>The steps applied to every training image, in order, each "
+                              "with the chance p that it is applied. Their parameters mean what torchvision's "
+                              "transforms of the same name mean (random_resized_crop's scale and ratio, "
+                              "color_jitter's brightness, …). Evaluation never augments: it resizes and crops the "
+                              "centre. Mixup and CutMix act on whole batches and are not shown in the preview.</p>"));
+    m_preview->setWhatsThis(tr("<p><b>Preview</b></p><p>The same eight training images through the current steps, as "
+                               "the model will see them. Re-roll draws new random parameters.</p>"));
     m_preview->setSteps(m_editor->steps());
     connect(m_editor, &AugmentationEditor::stepsChanged, this, [this](const nlohmann::json &steps) {
         m_preview->setSteps(steps);
@@ -655,7 +669,7 @@ bool TrainPage::startRun()
 {
     const QString problem = preflight();
     if (!problem.isEmpty()) {
-        m_status->setText(tr("Cannot start: %1").arg(problem));
+        showErrorWithHelp(m_status, tr("Cannot start: %1").arg(problem), QStringLiteral("training"));
         return false;
     }
     const nlohmann::json config = runConfig();
@@ -806,7 +820,7 @@ void TrainPage::jobEnded(const QString &state, const QString &message)
         m_status->setText(tr("Stopped; a checkpoint was written, resume it from the Runs page: %1")
                               .arg(QDir::toNativeSeparators(runDir)));
     else
-        m_status->setText(tr("The run failed: %1").arg(message));
+        showErrorWithHelp(m_status, tr("The run failed: %1").arg(message), QStringLiteral("training"));
     updateButtons();
     Q_EMIT runEnded(runDir, state);
 }

@@ -28,13 +28,17 @@ cat "$WORK"/images/*/*.jpg "$WORK"/shards/*.tfrecord > /dev/null # both sides re
 tv_cmd=(/usr/bin/python3 "$here/torchvision_loader.py" "$WORK/images" --workers "$THREADS" --batch "$BATCH" --seconds "$S")
 lathe_cmd=("$CLI" bench pipeline --data "$WORK/shards" --threads "$THREADS" --batch "$BATCH" --seconds "$S")
 decode_cmd=("$CLI" bench pipeline --data "$WORK/shards" --augment decode-only --seconds "$(( (S + 1) / 2 ))")
+# With the in-RAM cache of decoded images (data.cache_mb; tf.data's cache()): the first epoch
+# decodes, later ones crop and resize from RAM. torchvision has no such option.
+cached_cmd=("${lathe_cmd[@]}" --cache-mb 2048)
 tv="$("${tv_cmd[@]}")"
 lathe="$("${lathe_cmd[@]}")"
 decode="$("${decode_cmd[@]}")"
+cached="$("${cached_cmd[@]}")"
 
-/usr/bin/python3 - "$tv" "$lathe" "$decode" "${tv_cmd[*]}" "${lathe_cmd[*]}" "${decode_cmd[*]}" <<'PY'
+/usr/bin/python3 - "$tv" "$lathe" "$decode" "$cached" "${tv_cmd[*]}" "${lathe_cmd[*]}" "${decode_cmd[*]}" "${cached_cmd[*]}" <<'PY'
 import json, sys
-tv, lathe, decode = (json.loads(a) for a in sys.argv[1:4])
+tv, lathe, decode, cached = (json.loads(a) for a in sys.argv[1:5])
 two_cores = 2 * decode["decode_images_per_s_per_core"]
 print(json.dumps({
     "benchmark": "input_pipeline",
@@ -51,6 +55,10 @@ print(json.dumps({
     "lathe_cpu_over_decode_cpu": lathe["images_per_cpu_s"] / decode["decode_images_per_cpu_s"],
     "load_average_1min": float(open("/proc/loadavg").read().split()[0]),
     "lathe_fast_decode": lathe.get("fast_decode", False),
+    "lathe_cached_images_per_s": cached["images_per_s"],
+    "cached_ratio_lathe_over_torchvision": cached["images_per_s"] / tv["images_per_s"],
+    "lathe_cached_cache_mb": cached["cache_mb"],
+    "lathe_cached_peak_rss_mb": cached["peak_rss_mb"],
     "lathe_wait_fraction": lathe["wait_fraction"],
     "lathe_peak_rss_mb": lathe["peak_rss_mb"],
     "lathe_errors": lathe["errors"],
@@ -58,6 +66,6 @@ print(json.dumps({
     "threads": lathe["threads"],
     "batch": lathe["batch"],
     "image_size": lathe["image_size"],
-    "commands": {"torchvision": sys.argv[4], "lathe": sys.argv[5], "decode": sys.argv[6]},
+    "commands": {"torchvision": sys.argv[5], "lathe": sys.argv[6], "decode": sys.argv[7], "lathe_cached": sys.argv[8]},
 }))
 PY

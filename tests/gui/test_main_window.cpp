@@ -2,6 +2,7 @@
 #include "data_page.h"
 #include "evaluate_page.h"
 #include "export_page.h"
+#include "help_links.h"
 #include "job.h"
 #include "job_list_model.h"
 #include "job_manager.h"
@@ -24,7 +25,9 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStackedWidget>
+#include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QTest>
 #include <QTranslator>
 #include <QTreeView>
@@ -139,6 +142,34 @@ private Q_SLOTS:
         QCOMPARE(window.currentPage(), MainWindow::ExportPage);
         QTRY_COMPARE(window.exportPage()->runCombo()->currentData().toString(), QDir::cleanPath(run));
         QCOMPARE(window.exportPage()->checkpointCombo()->currentData().toString(), checkpoint);
+    }
+
+    // Each error section the pages link to is a heading of docs/troubleshooting.md, found from
+    // the build tree as it is when installed.
+    void errorsLinkToTheirTroubleshootingSection()
+    {
+        for (const char *section : {"importing-and-converting-images", "projects", "weights-and-the-model-zoo", "training",
+                                    "evaluation-and-prediction", "export"}) {
+            const QString anchor = QString::fromLatin1(section);
+            const QString link = ui::troubleshootingLink(anchor);
+            const QRegularExpressionMatch href = QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(link);
+            QVERIFY2(href.hasMatch(), qPrintable(link));
+            const QUrl url(href.captured(1));
+            QCOMPARE(url.fragment(), anchor);
+            QFile guide(url.toLocalFile());
+            QVERIFY2(guide.open(QIODevice::ReadOnly), qPrintable(url.toLocalFile()));
+            QStringList slugs;
+            for (const QString &line : QString::fromUtf8(guide.readAll()).split(QLatin1Char('\n')))
+                if (line.startsWith(QLatin1String("## ")))
+                    slugs << line.mid(3).trimmed().toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+            QVERIFY2(slugs.contains(anchor), qPrintable(slugs.join(QLatin1Char(','))));
+        }
+        // A label shows the message, escaped, and the link.
+        QLabel label;
+        ui::showErrorWithHelp(&label, QStringLiteral("a <b> is not bold"), QStringLiteral("training"));
+        QVERIFY(label.text().contains(QStringLiteral("a &lt;b&gt; is not bold")));
+        QVERIFY(label.text().contains(QStringLiteral("troubleshooting.md#training")));
+        QVERIFY(label.openExternalLinks());
     }
 
     void aFailedOpenKeepsTheCurrentProject()
