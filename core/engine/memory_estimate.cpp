@@ -6,110 +6,49 @@
 #include "optimizer_factory.h"
 
 #include <ATen/autocast_mode.h>
-#include <c10/core/CPUAllocator.h>
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <atomic>
-#include <limits>
-#include <mutex>
+#include <memory>
 
 namespace lathe::engine {
 namespace {
 
-// Bytes held by tensors allocated on a thread that asked to be counted. Blocks carry a header
-// saying whether they were counted, so they are subtracted when freed, on whatever thread.
-struct Counter
-{
-    std::atomic<std::int64_t> live{0};
-    std::atomic<std::int64_t> peak{0};
-
-    void add(std::int64_t n)
-    {
-        const std::int64_t now = live += n;
-        std::int64_t p = peak.load();
-        while (now > p && !peak.compare_exchange_weak(p, now)) {
-        }
-    }
-    // The peak from now on, measured from the bytes live now.
-    std::int64_t restart()
-    {
-        const std::int64_t now = live.load();
-        peak = now;
-        return now;
-    }
-};
-
-Counter g_counter;
-thread_local bool t_counting = false;
-
-// Wraps LibTorch's CPU allocator. Installed once, for good: tensors it allocated must find its
-// deleter however long they live. The 64-byte header keeps the base allocator's alignment.
-class CountingAllocator final : public c10::Allocator
+// The peak of CPU tensor bytes this thread holds while a Counting is installed, above what it
+// held before. LibTorch's CPU allocator reports every allocation, and the free of every block it
+// reported, to the thread's memory-reporting info (the hook torch.profiler's profile_memory
+// uses). Nothing global changes: a run training on another thread meanwhile is not touched.
+class Counting final : public c10::MemoryReportingInfoBase
 {
 public:
-    static constexpr std::size_t kHeader = 64;
-    struct Header
+    void reportMemoryUsage(void *, std::int64_t bytes, std::int64_t, std::int64_t, c10::Device device) override
     {
-        std::size_t bytes;
-        bool counted;
-    };
-
-    explicit CountingAllocator(c10::Allocator *base)
-        : m_base(base)
-    {
-        s_baseDeleter = base->raw_deleter();
+        if (!device.is_cpu())
+            return;
+        m_live += bytes;
+        m_peak = std::max(m_peak, m_live);
     }
-
-    c10::DataPtr allocate(std::size_t n) const override
-    {
-        char *raw = static_cast<char *>(m_base->raw_allocate(n + kHeader));
-        auto *header = reinterpret_cast<Header *>(raw);
-        header->bytes = n;
-        header->counted = t_counting;
-        if (header->counted)
-            g_counter.add(std::int64_t(n));
-        void *data = raw + kHeader;
-        return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
-    }
-
-    c10::DeleterFnPtr raw_deleter() const override { return &release; }
-
-    static void release(void *data)
-    {
-        char *raw = static_cast<char *>(data) - kHeader;
-        const auto *header = reinterpret_cast<const Header *>(raw);
-        if (header->counted)
-            g_counter.live -= std::int64_t(header->bytes);
-        s_baseDeleter(raw);
-    }
+    bool memoryProfilingEnabled() const override { return true; }
+    std::int64_t peak() const { return m_peak; }
 
 private:
-    c10::Allocator *m_base;
-    static inline c10::DeleterFnPtr s_baseDeleter = nullptr;
+    std::int64_t m_live = 0;
+    std::int64_t m_peak = 0;
 };
 
-std::mutex g_measuring; // one measurement at a time: the counter is shared
-
-void installCountingAllocator()
+// Runs f with this thread's allocations counted; returns their peak.
+template <class F>
+std::int64_t peakOf(F &&f)
 {
-    static const bool installed = [] {
-        c10::Allocator *base = c10::GetCPUAllocator();
-        if (!base->raw_deleter())
-            throw EngineError("memory estimate: LibTorch's CPU allocator cannot be wrapped for counting");
-        static CountingAllocator counting(base);
-        c10::SetCPUAllocator(&counting, std::numeric_limits<std::uint8_t>::max());
-        return true;
-    }();
-    (void)installed;
+    auto counting = std::make_shared<Counting>();
+    {
+        c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, counting);
+        f();
+    }
+    return counting->peak();
 }
-
-class Counting
-{
-public:
-    Counting() { t_counting = true; }
-    ~Counting() { t_counting = false; }
-};
 
 // CPU autocast for the measured forward pass (bf16 stands in for fp16: the same width).
 class CpuAutocast
@@ -192,8 +131,6 @@ std::int64_t bytesOf(const std::vector<torch::Tensor> &tensors, bool onlyTrainab
 
 MemoryEstimate estimateTrainingMemory(const RunConfig &config, int numClasses)
 {
-    installCountingAllocator();
-    std::lock_guard<std::mutex> lock(g_measuring);
     Prepared p = prepare(config, numClasses);
     models::Classifier &model = *p.built.classifier;
 
@@ -214,12 +151,7 @@ MemoryEstimate estimateTrainingMemory(const RunConfig &config, int numClasses)
         for (torch::Tensor &t : model.parameters())
             if (t.grad().defined())
                 t.mutable_grad().zero_();
-        const std::int64_t base = g_counter.restart();
-        {
-            Counting counting;
-            forwardBackward(model, config, p.imageSize, i == 0 ? kSmall : kLarge, numClasses);
-        }
-        peak[i] = g_counter.peak.load() - base;
+        peak[i] = peakOf([&] { forwardBackward(model, config, p.imageSize, i == 0 ? kSmall : kLarge, numClasses); });
     }
     e.activationsPerImage = std::max<std::int64_t>(0, (peak[1] - peak[0]) / (kLarge - kSmall));
     e.activationsFixed = std::max<std::int64_t>(0, peak[0] - kSmall * e.activationsPerImage);
@@ -249,11 +181,7 @@ void completeMemoryEstimate(MemoryEstimate &e, const RunConfig &config)
 
 std::int64_t measureTrainingPeak(const RunConfig &config, int numClasses, int steps)
 {
-    installCountingAllocator();
-    std::lock_guard<std::mutex> lock(g_measuring);
-    const std::int64_t base = g_counter.restart();
-    {
-        Counting counting;
+    return peakOf([&] {
         Prepared p = prepare(config, numClasses);
         models::Classifier &model = *p.built.classifier;
         const std::vector<ParameterGroup> groups =
@@ -271,8 +199,7 @@ std::int64_t measureTrainingPeak(const RunConfig &config, int numClasses, int st
             forwardBackward(model, config, p.imageSize, config.optimizer.batchSize, numClasses);
             optimizer->step();
         }
-    }
-    return g_counter.peak.load() - base;
+    });
 }
 
 } // namespace lathe::engine

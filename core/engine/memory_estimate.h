@@ -28,8 +28,9 @@ struct MemoryEstimate
 // (optimizer.batch_size), at data.image_size (or the backbone's), model.in_channels, precision,
 // model.freeze, optimizer and ema. Parameters, gradients and optimizer state are counted on the
 // built model; activations are measured, not guessed: after a warm-up step, one
-// forward+backward pass at batch 2 and one at batch 4 run on the CPU through a counting
-// allocator, which gives the per-image and the fixed part, scaled to the batch. fp16 is measured
+// forward+backward pass at batch 2 and one at batch 4 run on the CPU with the calling thread's
+// allocations counted (LibTorch's memory-profiling hook; other threads, such as a run training
+// meanwhile, are not counted), which gives the per-image and the fixed part, scaled to the batch. fp16 is measured
 // as bf16 (same width). Not counted: the CUDA context and cuDNN workspaces, the input
 // pipeline's buffers and the image cache (data.cache_mb). model.weights is not read (random
 // weights have the same size). Blocking: about the time of three small training steps on the

@@ -1,15 +1,19 @@
 // The training-memory estimate against a real measurement: the estimate extrapolates activations
 // from passes at batch 2 and 4 and counts gradients and optimizer state from the model; the
 // measurement builds the model and runs real training steps (optimizer included) at the full
-// batch through the same counting allocator.
+// batch, counted the same way (the allocations of the measuring thread).
 #include "engine_error.h"
 #include "memory_estimate.h"
 #include "run_config.h"
 
 #include <gtest/gtest.h>
 
+#include <torch/torch.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 using namespace lathe;
 
@@ -101,4 +105,31 @@ TEST(MemoryEstimate, BadInputIsAnError)
     EXPECT_THROW(engine::estimateTrainingMemory(c, 0), engine::EngineError);
     c.model.arch = "no_such_net";
     EXPECT_THROW(engine::estimateTrainingMemory(c, 5), engine::EngineError);
+}
+
+// Only the estimating thread's tensors count: a run training on another thread meanwhile (the
+// Train page estimates while a run goes on) neither changes the figure nor is disturbed.
+TEST(MemoryEstimate, OtherThreadsDoNotCount)
+{
+    const engine::RunConfig c = smallConfig();
+    const engine::MemoryEstimate alone = engine::estimateTrainingMemory(c, 5);
+    std::atomic<bool> stop{false};
+    std::atomic<int> steps{0};
+    std::thread busy([&] {
+        torch::nn::Linear layer(256, 256);
+        while (!stop) {
+            const torch::Tensor x = torch::randn({64, 256});
+            layer->forward(x).relu().sum().backward();
+            ++steps;
+        }
+    });
+    engine::MemoryEstimate during;
+    for (int i = 0; i < 3; ++i)
+        during = engine::estimateTrainingMemory(c, 5);
+    stop = true;
+    busy.join();
+    EXPECT_GT(steps.load(), 0);
+    EXPECT_EQ(during.activationsPerImage, alone.activationsPerImage);
+    EXPECT_EQ(during.activationsFixed, alone.activationsFixed);
+    EXPECT_EQ(during.total, alone.total);
 }
