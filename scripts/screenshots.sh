@@ -84,25 +84,25 @@ train() {
   grep -qs '"type":"finished"' "$out/metrics.jsonl" && return 0
   rm -rf "$out"
   "$BUILD/app/lathe-cli" train --data "$TMP/demo/project/datasets/fashion-mnist" --out "$out" \
-    --epochs 3 --batch 32 --image-size 32 "$@" >/dev/null 2>&1
+    --epochs 3 --batch 32 "$@" >/dev/null 2>&1
 }
-train demo-mobilenet --arch mobilenet_v3_small --lr 0.05 --schedule cosine
-train demo-resnet18 --arch resnet18 --lr 0.05 --schedule constant
+train demo-mobilenet --arch mobilenet_v3_small --lr 0.05 --schedule cosine --image-size 32
+train demo-resnet18 --arch resnet18 --lr 0.05 --schedule constant --image-size 96
 # Both runs selected (click, shift+click): their validation curves overlaid.
-shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 135 click 1 keydown shift mousemove 400 157 click 1 keyup shift sleep 4" "$TMP/demo/project"
+shot runs light "" "mousemove 40 159 click 1 sleep 4 mousemove 400 153 click 1 keydown shift mousemove 400 183 click 1 keyup shift sleep 4" "$TMP/demo/project"
 shot evaluate light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"
 # The resnet18 run (second in the Run list) evaluated on the validation split; a click on the
-# confusion-matrix cell true Shirt / predicted Coat lists exactly those images, and a click on
+# confusion-matrix cell true Pullover / predicted Shirt lists exactly those images, and a click on
 # the first of them opens it with its Grad-CAM heat map.
 evaluate_resnet="mousemove 40 197 click 1 sleep 4 mousemove 770 50 click 1 sleep 1 key Down key Return sleep 3 \
-  mousemove 690 85 click 1 sleep 40 mousemove 372 491 click 1 sleep 3"
+  mousemove 690 85 click 1 sleep 40 mousemove 491 431 click 1 sleep 3"
 shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
 shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"
 # The Export page: the resnet18 run (second in the Run list) in all five formats, INT8 with
 # percentile calibration, exported and verified.
 shot export light "" "mousemove 40 235 click 1 sleep 3 mousemove 670 50 click 1 sleep 1 key Down key Return sleep 2 \
   mousemove 213 139 click 1 mousemove 213 165 click 1 mousemove 213 191 click 1 mousemove 213 217 click 1 \
-  mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 80" "$TMP/demo/project"
+  mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 120" "$TMP/demo/project"
 # Last, as it adds a run to the project: a run started on the Train page (ResNet-18
 # from scratch, 32 pixels: down to "backbone default", then up two steps of 16), its curves arriving live.
 shot train-live light "" "mousemove 40 83 click 1 sleep 3 mousemove 257 105 click 1 sleep 1 mousemove 733 291 click 1 \
