@@ -1043,6 +1043,7 @@ void RankTrainer::run()
                       {"epoch", m_epoch},
                       {"loss", meanLoss},
                       {"lr", lr},
+                      {"total_steps", m_stepsPerEpoch * c.optimizer.epochs},
                       {"images_per_s", interval > 0 ? double(intervalImages) * m_s.worldSize / interval : 0.0},
                       {"input_wait_fraction", interval > 0 ? std::clamp((wait - intervalWait) / interval, 0.0, 1.0) : 0.0}});
                 m_s.folder->tensorboard().addScalar("train/loss", meanLoss, m_step);

@@ -69,7 +69,8 @@ struct TrainControl
     CancelToken cancel;
     PauseToken pause;
     // Every event the run emits, also appended to metrics.jsonl, called on rank 0's thread:
-    //   step        loss, lr, images_per_s, input_wait_fraction, step, epoch (rate-limited)
+    //   step        loss, lr, images_per_s, input_wait_fraction, step, epoch, total_steps
+    //               (planned optimizer steps of the run) (rate-limited)
     //   epoch       train_loss, train_top1, val_loss, val_top1, val_top5 (>= 5 classes),
     //               per_class_accuracy, lr, seconds, step, epoch (every epoch)
     //   checkpoint  path, step, epoch, reason ("steps", "epoch", "end", "cancel")

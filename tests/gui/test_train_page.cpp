@@ -219,6 +219,8 @@ private Q_SLOTS:
         QVERIFY(page.currentJob());
         const QString runDir = page.currentRunDir();
         QTRY_VERIFY2_WITH_TIMEOUT(page.curves()->stepPoints() > 0, qPrintable(page.statusLabel()->text()), 90000);
+        // The status line has the time left, from the steps the run plans.
+        QVERIFY2(page.statusLabel()->text().contains(QStringLiteral(" left")), qPrintable(page.statusLabel()->text()));
         // Pause, resume, stop.
         QTest::mouseClick(page.pauseButton(), Qt::LeftButton);
         QTRY_VERIFY(page.currentJob() && page.currentJob()->isPaused());

@@ -173,6 +173,7 @@ TEST_F(TrainerTest, ShortRealRunLearnsAndWritesTheRunFolder)
     for (const json &e : events(run, "step")) {
         EXPECT_TRUE(e.contains("images_per_s"));
         EXPECT_TRUE(e.contains("input_wait_fraction"));
+        EXPECT_EQ(e.at("total_steps"), summary.at("steps")); // what the Train page's ETA uses
     }
     EXPECT_EQ(events(run, "finished").size(), 1u);
     // The effective config: the dataset's class count.
