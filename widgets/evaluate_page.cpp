@@ -432,18 +432,8 @@ void EvaluatePage::applyPendingCheckpoint()
     if (m_pendingRun.isEmpty())
         return;
     const QString run = std::exchange(m_pendingRun, QString());
-    const QString checkpoint = std::exchange(m_pendingCheckpoint, QString());
-    if (!selectRun(run)) {
+    if (!chooseRunCheckpoint(m_runCombo, m_checkpointCombo, run, std::exchange(m_pendingCheckpoint, QString())))
         showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
-        return;
-    }
-    int at = m_checkpointCombo->findData(checkpoint);
-    if (at < 0 && !checkpoint.isEmpty()) { // a checkpoint file: offered as given
-        m_checkpointCombo->addItem(QFileInfo(checkpoint).completeBaseName(), checkpoint);
-        at = m_checkpointCombo->count() - 1;
-    }
-    if (at >= 0)
-        m_checkpointCombo->setCurrentIndex(at);
 }
 
 QString EvaluatePage::currentRun() const

@@ -38,6 +38,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace lathe::ui {
 namespace {
 
@@ -450,23 +452,9 @@ void ExportPage::applyPendingSelection()
 {
     if (m_pendingRun.isEmpty())
         return;
-    const int index = m_runCombo->findData(m_pendingRun);
-    if (index < 0) {
-        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(m_pendingRun)));
-        m_pendingRun.clear();
-        return;
-    }
-    m_runCombo->setCurrentIndex(index);
-    if (!m_pendingCheckpoint.isEmpty()) {
-        int at = m_checkpointCombo->findData(m_pendingCheckpoint);
-        if (at < 0) { // a file: offered as given
-            m_checkpointCombo->addItem(QFileInfo(m_pendingCheckpoint).fileName(), m_pendingCheckpoint);
-            at = m_checkpointCombo->count() - 1;
-        }
-        m_checkpointCombo->setCurrentIndex(at);
-    }
-    m_pendingRun.clear();
-    m_pendingCheckpoint.clear();
+    const QString run = std::exchange(m_pendingRun, QString());
+    if (!chooseRunCheckpoint(m_runCombo, m_checkpointCombo, run, std::exchange(m_pendingCheckpoint, QString())))
+        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
 }
 
 void ExportPage::runChanged()

@@ -1,11 +1,12 @@
 #include "project_runs.h"
 
+#include "run_folder.h"
+
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include <algorithm>
-#include <functional>
 
 namespace lathe::ui {
 
@@ -23,22 +24,33 @@ QStringList listRunFolders(const QString &runsDir)
 
 QStringList listCheckpoints(const QString &runDir)
 {
-    const QDir dir(QDir(runDir).filePath(QStringLiteral("checkpoints")));
+    const std::vector<engine::CheckpointEntry> entries = engine::listCheckpoints(runDir.toStdString());
     QStringList names;
-    for (const QString &name : {QStringLiteral("best"), QStringLiteral("last")})
-        if (QFileInfo::exists(dir.filePath(name + QStringLiteral(".json"))))
-            names << name;
-    static const QRegularExpression step(QStringLiteral("^step-(\\d+)\\.json$"));
-    QList<qint64> steps;
-    for (const QString &file : dir.entryList({QStringLiteral("step-*.json")}, QDir::Files)) {
-        const QRegularExpressionMatch match = step.match(file);
-        if (match.hasMatch())
-            steps << match.captured(1).toLongLong();
-    }
-    std::sort(steps.begin(), steps.end(), std::greater<qint64>());
-    for (qint64 s : steps)
-        names << QStringLiteral("step-%1").arg(s);
+    if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.best; }))
+        names << QStringLiteral("best");
+    if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.last; }))
+        names << QStringLiteral("last");
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) // by step, newest first
+        if (it->name.rfind("step-", 0) == 0)
+            names << QString::fromStdString(it->name);
     return names;
+}
+
+bool chooseRunCheckpoint(QComboBox *runCombo, QComboBox *checkpointCombo, const QString &runDir, const QString &checkpoint)
+{
+    const int run = runCombo->findData(runDir);
+    if (run < 0)
+        return false;
+    runCombo->setCurrentIndex(run); // the page lists the run's checkpoints meanwhile
+    if (checkpoint.isEmpty())
+        return true;
+    int at = checkpointCombo->findData(checkpoint);
+    if (at < 0) { // a checkpoint file: offered as given
+        checkpointCombo->addItem(QFileInfo(checkpoint).completeBaseName(), checkpoint);
+        at = checkpointCombo->count() - 1;
+    }
+    checkpointCombo->setCurrentIndex(at);
+    return true;
 }
 
 } // namespace lathe::ui

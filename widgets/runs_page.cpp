@@ -2,6 +2,7 @@
 
 #include "background_task.h"
 #include "project.h"
+#include "project_runs.h"
 #include "run_filter_model.h"
 #include "run_folder.h"
 #include "run_overlay_plot.h"
@@ -256,11 +257,7 @@ void RunsPage::refresh()
         QThreadPool::globalInstance(), this,
         [runsDir]() -> QVariant {
             QList<RunTableModel::Row> rows;
-            const QDir dir(runsDir);
-            for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-                const QString path = dir.filePath(name);
-                if (!QFileInfo::exists(QDir(path).filePath(QStringLiteral("config.json"))))
-                    continue;
+            for (const QString &path : listRunFolders(runsDir)) {
                 RunTableModel::Row row;
                 row.dir = path;
                 try {

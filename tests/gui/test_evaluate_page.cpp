@@ -4,6 +4,7 @@
 // the stored predictions and the dataset's own counts: the confusion matrix and a click on a
 // cell, the per-class table, the highest-loss gallery, Grad-CAM, relabel/exclude in the
 // catalog, prediction of new files (good and bad) and the CSV/JSON exports.
+#include "small_run.h"
 #include "calibration_plot.h"
 #include "catalog.h"
 #include "catalog_connection.h"
@@ -103,19 +104,7 @@ void TestEvaluatePage::initTestCase()
     m_shards = QString::fromStdString(converted.outDir);
     m_manifest = converted.manifest;
 
-    engine::RunConfig config;
-    config.data.shards = m_shards.toStdString();
-    config.data.valSplit = "test";
-    config.data.imageSize = 32;
-    config.data.augment = {};
-    config.data.workers = 1;
-    config.model.arch = "resnet18";
-    config.model.inChannels = 1;
-    config.optimizer.batchSize = 16;
-    config.optimizer.epochs = 1;
-    config.optimizer.lr = 0.05;
-    config.featureCache.mode = "off";
-    config.seed = 7;
+    const engine::RunConfig config = smallRunConfig(m_shards.toStdString(), "test");
     m_run = QDir(m_project->runsDir()).filePath(QStringLiteral("run-1"));
     const nlohmann::json trained = engine::train(config, m_run.toStdString());
     QCOMPARE(QString::fromStdString(trained.at("status").get<std::string>()), QStringLiteral("finished"));

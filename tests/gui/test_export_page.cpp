@@ -3,6 +3,7 @@
 // page's JobManager: the report table against report.json and the files on disk, the record in
 // the project database and the history of a page opened afresh, the hand-off from other pages,
 // a failed export (recorded with its reason) and a cancelled one (not recorded).
+#include "small_run.h"
 #include "demo_data.h"
 #include "export_page.h"
 #include "export_run_job.h"
@@ -79,19 +80,7 @@ void TestExportPage::initTestCase()
     convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
     const engine::ConvertResult converted = engine::convertFolder(convert);
 
-    engine::RunConfig config;
-    config.data.shards = converted.outDir;
-    config.data.valSplit = "val";
-    config.data.imageSize = 32;
-    config.data.augment = {};
-    config.data.workers = 1;
-    config.model.arch = "resnet18";
-    config.model.inChannels = 1;
-    config.optimizer.batchSize = 16;
-    config.optimizer.epochs = 1;
-    config.optimizer.lr = 0.05;
-    config.featureCache.mode = "off";
-    config.seed = 7;
+    const engine::RunConfig config = smallRunConfig(converted.outDir, "val");
     m_run = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("run-1")));
     const nlohmann::json trained = engine::train(config, m_run.toStdString());
     QCOMPARE(QString::fromStdString(trained.at("status").get<std::string>()), QStringLiteral("finished"));
