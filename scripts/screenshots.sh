@@ -107,4 +107,4 @@ shot export light "" "mousemove 40 235 click 1 sleep 3 mousemove 670 50 click 1 
 # from scratch, 32 pixels: down to "backbone default", then up two steps of 16), its curves arriving live.
 shot train-live light "" "mousemove 40 83 click 1 sleep 3 mousemove 257 105 click 1 sleep 1 mousemove 733 291 click 1 \
   sleep 1 mousemove 40 121 click 1 sleep 3 mousemove 490 284 click 1 key --repeat 10 Page_Down key Up key Up sleep 1 mousemove 1043 50 click 1 \
-  sleep 25" "$TMP/demo/project"
+  sleep 14" "$TMP/demo/project"
