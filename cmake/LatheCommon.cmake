@@ -29,6 +29,20 @@ function(lathe_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS;ENV;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
+  # The project venv's python runs the tests' peers (tests/parity).
+  target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}")
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
+endfunction()
+
+# A test that is a bash script: lathe_add_script_test(NAME SCRIPT [ARGS...] LABELS ... TIMEOUT s).
+# It gets LATHE_PYTHON, the project venv's python, for its peers.
+function(lathe_add_script_test name script)
+  cmake_parse_arguments(T "" "TIMEOUT" "ARGS;LABELS;ENV" ${ARGN})
+  add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};${T_ENV}" LABELS "${T_LABELS}"
+                       TIMEOUT ${T_TIMEOUT})
 endfunction()

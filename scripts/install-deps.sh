@@ -19,8 +19,8 @@ PACKAGES=(
   zlib1g-dev libssl-dev libsqlite3-dev sqlite3 libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
   # real data for the demo and the tests
   dataset-fashion-mnist darknet opencv-doc
-  # numerical and speed peers: torchvision builds the reference models and runs the reference input pipeline
-  python3-torch python3-torchvision python3-pil python3-onnx
+  # the project venv (scripts/install-python.sh) is made with the Python on PATH, or Debian's with venv
+  python3-venv
   # GUI tests and screenshots without a display; fonts that cover Chinese
   xvfb xauth x11-utils xdotool imagemagick fonts-wqy-microhei qt6-translations-l10n
 )

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Writes resources/model_zoo.json from torchvision's weight enums.
 
 The catalog lists every official ImageNet weight file torchvision offers for the backbones
@@ -6,8 +6,8 @@ Lathe builds (core/engine/backbone_registry.cpp), with the exact URL, the SHA-25
 torchvision's file names carry (torch.hub checks a download against it), the accuracies and
 the evaluation transform. Reading the enums instead of typing the values keeps it exact.
 
-Run with Debian's Python, which has torchvision 0.14:
-    /usr/bin/python3 scripts/make-model-zoo.py [OUTPUT]
+Run with the project venv's Python (torchvision 0.26; the committed catalog was made with 0.14):
+    .venv/bin/python scripts/make-model-zoo.py [OUTPUT]
 """
 
 import json

@@ -43,7 +43,10 @@ AboutDialog::AboutDialog(QWidget *parent)
     const QList<QPair<QString, QString>> rows = {
         {QStringLiteral("Lathe"), QString::fromStdString(info.lathe)},
         {QStringLiteral("Qt"), QString::fromLatin1(qVersion())},
-        {QStringLiteral("LibTorch"), QString::fromStdString(info.libtorch)},
+        {QStringLiteral("LibTorch"), info.libtorchCuda.empty()
+                                         ? tr("%1, CPU only").arg(QString::fromStdString(info.libtorch))
+                                         : tr("%1 with CUDA %2").arg(QString::fromStdString(info.libtorch),
+                                                                     QString::fromStdString(info.libtorchCuda))},
         {QStringLiteral("OpenCV"), QString::fromStdString(info.opencv)},
         {QStringLiteral("libjpeg-turbo"), QString::fromStdString(info.libjpegTurbo)},
         {tr("Compute threads"), locale.toString(info.torchThreads)},

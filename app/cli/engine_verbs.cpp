@@ -26,16 +26,31 @@ void addInfo(CLI::App &app, CliContext &context)
         context.action = [&context] {
             engine::configureTorchThreads();
             const engine::RuntimeInfo r = engine::runtimeInfo();
-            const nlohmann::json doc = {{"lathe", r.lathe},
-                                        {"libtorch", r.libtorch},
-                                        {"opencv", r.opencv},
-                                        {"libjpeg_turbo", r.libjpegTurbo},
-                                        {"torch_threads", r.torchThreads},
-                                        {"cuda_devices", r.cudaDevices}};
+            const engine::ComputeDevices found = engine::computeDevices();
+            nlohmann::json devices = nlohmann::json::array();
+            for (const engine::ComputeDevice &d : found.devices)
+                devices.push_back({{"id", d.id}, {"name", d.name}, {"total_memory", d.totalMemory}});
+            const nlohmann::json doc = {
+                {"lathe", r.lathe},
+                {"libtorch", r.libtorch},
+                {"libtorch_cuda", r.libtorchCuda.empty() ? nlohmann::json() : nlohmann::json(r.libtorchCuda)},
+                {"opencv", r.opencv},
+                {"libjpeg_turbo", r.libjpegTurbo},
+                {"torch_threads", r.torchThreads},
+                {"cuda_devices", r.cudaDevices},
+                {"driver_gpus", found.driverGpus},
+                {"devices", devices}};
             std::ostringstream text;
-            text << "Lathe          " << r.lathe << "\nLibTorch       " << r.libtorch << "\nOpenCV         "
-                 << r.opencv << "\nlibjpeg-turbo  " << r.libjpegTurbo << "\nTorch threads  " << r.torchThreads
-                 << "\nCUDA devices   " << r.cudaDevices << '\n';
+            text << "Lathe          " << r.lathe << "\nLibTorch       " << r.libtorch
+                 << (r.libtorchCuda.empty() ? std::string(" (CPU only)") : " (with CUDA " + r.libtorchCuda + ")")
+                 << "\nOpenCV         " << r.opencv << "\nlibjpeg-turbo  " << r.libjpegTurbo
+                 << "\nTorch threads  " << r.torchThreads << "\nCUDA devices   " << r.cudaDevices;
+            if (r.cudaDevices == 0 && found.driverGpus > 0)
+                text << " (the driver sees " << found.driverGpus << " GPU(s); this LibTorch cannot use them)";
+            text << "\nDevices       ";
+            for (const engine::ComputeDevice &d : found.devices)
+                text << ' ' << d.id << " (" << d.name << ')';
+            text << '\n';
             context.print(doc, text.str());
             return 0;
         };

@@ -1,6 +1,7 @@
 #include "distributed.h"
 
 #include "engine_error.h"
+#include "torch_compat.h"
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -66,7 +67,7 @@ std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const std::string &master, b
 
 struct RankGroup::Impl
 {
-    c10::intrusive_ptr<c10d::ProcessGroup> group;
+    c10::intrusive_ptr<compat::CollectiveGroup> group;
 };
 
 RankGroup::RankGroup(const std::shared_ptr<RankRendezvous> &rendezvous, int rank, int worldSize,

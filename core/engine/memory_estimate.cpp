@@ -5,7 +5,7 @@
 #include "model_builder.h"
 #include "optimizer_factory.h"
 
-#include <ATen/autocast_mode.h>
+#include "torch_compat.h"
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/torch.h>
@@ -23,7 +23,7 @@ namespace {
 class Counting final : public c10::MemoryReportingInfoBase
 {
 public:
-    void reportMemoryUsage(void *, std::int64_t bytes, std::int64_t, std::int64_t, c10::Device device) override
+    void reportMemoryUsage(void *, std::int64_t bytes, compat::MemoryTotal, compat::MemoryTotal, c10::Device device) override
     {
         if (!device.is_cpu())
             return;
@@ -49,37 +49,6 @@ std::int64_t peakOf(F &&f)
     }
     return counting->peak();
 }
-
-// CPU autocast for the measured forward pass (bf16 stands in for fp16: the same width).
-class CpuAutocast
-{
-public:
-    explicit CpuAutocast(bool on)
-        : m_on(on)
-    {
-        if (!m_on)
-            return;
-        m_prev = at::autocast::is_cpu_enabled();
-        m_prevType = at::autocast::get_autocast_cpu_dtype();
-        at::autocast::set_cpu_enabled(true);
-        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-        at::autocast::increment_nesting();
-    }
-    ~CpuAutocast()
-    {
-        if (!m_on)
-            return;
-        if (at::autocast::decrement_nesting() == 0)
-            at::autocast::clear_cache();
-        at::autocast::set_cpu_enabled(m_prev);
-        at::autocast::set_autocast_cpu_dtype(m_prevType);
-    }
-
-private:
-    bool m_on;
-    bool m_prev = false;
-    at::ScalarType m_prevType = at::kBFloat16;
-};
 
 struct Prepared
 {
@@ -110,7 +79,8 @@ void forwardBackward(models::Classifier &model, const RunConfig &config, int ima
     const torch::Tensor y = torch::randint(numClasses, {batch}, torch::kInt64);
     torch::Tensor logits;
     {
-        CpuAutocast autocast(config.precision != "fp32");
+        // CPU autocast for the measured forward pass (bf16 stands in for fp16: the same width).
+        compat::AutocastScope autocast(config.precision != "fp32", c10::DeviceType::CPU, at::kBFloat16);
         logits = model.forward(x);
     }
     torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), y);

@@ -4,6 +4,7 @@
 #include "onnx_graph.h"
 
 #include "engine_error.h"
+#include "torch_compat.h"
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
@@ -64,8 +65,8 @@ public:
     {
         auto *c = module<torch::nn::Conv2dImpl>(convName);
         const auto &o = c->options;
-        const auto *padding = c10::get_if<torch::ExpandingArray<2>>(&o.padding());
-        if (!padding || !c10::get_if<torch::enumtype::kZeros>(&o.padding_mode()))
+        const auto *padding = compat::variantIf<torch::ExpandingArray<2>>(o.padding());
+        if (!padding || !compat::variantIf<torch::enumtype::kZeros>(o.padding_mode()))
             throw EngineError("ONNX export: " + convName + " uses a padding mode the exporter does not write");
         torch::Tensor w = c->weight.detach().to(torch::kDouble);
         torch::Tensor b = c->bias.defined() ? c->bias.detach().to(torch::kDouble) : torch::zeros({w.size(0)}, torch::kDouble);

@@ -1,6 +1,7 @@
 #include "optimizer_factory.h"
 
 #include "engine_error.h"
+#include "torch_compat.h"
 
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
@@ -36,12 +37,6 @@ std::string str(double v)
 [[noreturn]] void invalid(const std::string &field, const std::string &reason)
 {
     throw EngineError("optimizer." + field + ": " + reason);
-}
-
-// LibTorch keys its optimizer state by the parameter's TensorImpl address.
-std::string stateKey(const torch::Tensor &parameter)
-{
-    return c10::guts::to_string(parameter.unsafeGetTensorImpl());
 }
 
 void checkGroups(const torch::optim::Optimizer &optimizer, const std::vector<ParameterGroup> &groups)
@@ -225,7 +220,7 @@ NamedTensors optimizerState(const torch::optim::Optimizer &optimizer, const std:
     const auto &pgs = optimizer.param_groups();
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (std::size_t j = 0; j < groups[g].parameters.size(); ++j) {
-            auto it = state.find(stateKey(pgs[g].params()[j]));
+            auto it = state.find(compat::optimizerStateKey(pgs[g].params()[j]));
             if (it == state.end())
                 continue;
             const std::string prefix = kPrefix + groups[g].names[j] + ".";
@@ -273,7 +268,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
                                                  : std::set<std::string>{"step", "square_avg", "momentum_buffer", "grad_avg"};
 
     // Everything is checked before the optimizer is changed.
-    std::vector<std::pair<std::string, std::unique_ptr<torch::optim::OptimizerParamState>>> loaded;
+    std::vector<std::pair<compat::OptimizerStateKey, std::unique_ptr<torch::optim::OptimizerParamState>>> loaded;
     auto &pgs = optimizer.param_groups();
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (std::size_t j = 0; j < groups[g].parameters.size(); ++j) {
@@ -285,7 +280,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
             if (isSgd) {
                 auto s = std::make_unique<SGDParamState>();
                 s->momentum_buffer(e.like("momentum_buffer"));
-                loaded.emplace_back(stateKey(parameter), std::move(s));
+                loaded.emplace_back(compat::optimizerStateKey(parameter), std::move(s));
             } else if (isAdamW) {
                 const auto &options = static_cast<const AdamWOptions &>(pgs[g].options());
                 auto s = std::make_unique<AdamWParamState>();
@@ -294,7 +289,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
                 s->exp_avg_sq(e.like("exp_avg_sq"));
                 if (options.amsgrad() || e.has("max_exp_avg_sq"))
                     s->max_exp_avg_sq(e.like("max_exp_avg_sq"));
-                loaded.emplace_back(stateKey(parameter), std::move(s));
+                loaded.emplace_back(compat::optimizerStateKey(parameter), std::move(s));
             } else {
                 const auto &options = static_cast<const RMSpropOptions &>(pgs[g].options());
                 auto s = std::make_unique<RMSpropParamState>();
@@ -304,7 +299,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
                     s->momentum_buffer(e.like("momentum_buffer"));
                 if (options.centered() || e.has("grad_avg"))
                     s->grad_avg(e.like("grad_avg"));
-                loaded.emplace_back(stateKey(parameter), std::move(s));
+                loaded.emplace_back(compat::optimizerStateKey(parameter), std::move(s));
             }
         }
     }
@@ -312,7 +307,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
     // Parameters without saved state start afresh, as they would have in the saved run.
     for (std::size_t g = 0; g < groups.size(); ++g)
         for (const torch::Tensor &parameter : pgs[g].params())
-            state.erase(stateKey(parameter));
+            state.erase(compat::optimizerStateKey(parameter));
     for (auto &[key, s] : loaded)
         state[key] = std::move(s);
 }

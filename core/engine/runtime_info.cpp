@@ -22,6 +22,9 @@ RuntimeInfo runtimeInfo()
     RuntimeInfo info;
     info.lathe = LATHE_VERSION;
     info.libtorch = TORCH_VERSION;
+#ifdef LATHE_TORCH_CUDA_VERSION
+    info.libtorchCuda = LATHE_TORCH_CUDA_VERSION;
+#endif
     info.opencv = CV_VERSION;
     info.libjpegTurbo = LATHE_STRINGIFY(LIBJPEG_TURBO_VERSION);
     info.parallel = at::get_parallel_info();

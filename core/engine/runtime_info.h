@@ -11,6 +11,8 @@ struct RuntimeInfo
 {
     std::string lathe;
     std::string libtorch;
+    // The CUDA version this LibTorch was built with ("13.0"); empty for a CPU-only LibTorch.
+    std::string libtorchCuda;
     std::string opencv;
     std::string libjpegTurbo;
     std::string parallel; // LibTorch's own report of its threading and BLAS back ends

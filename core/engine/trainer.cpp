@@ -14,10 +14,10 @@
 #include "run_folder.h"
 #include "run_model.h"
 #include "shard_dataset.h"
+#include "torch_compat.h"
 #include "weight_ema.h"
 #include "weights_io.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -161,53 +161,6 @@ torch::Device parseDevice(const std::string &name)
     }
     throw EngineError("devices: unknown device \"" + name + "\" (cpu, cuda:N)");
 }
-
-// Autocast for one forward pass; thread-local, so each rank thread has its own.
-class AutocastScope
-{
-public:
-    AutocastScope(bool on, const torch::Device &device, at::ScalarType dtype)
-        : m_on(on)
-        , m_cpu(device.is_cpu())
-    {
-        if (!m_on)
-            return;
-        if (m_cpu) {
-            m_prevEnabled = at::autocast::is_cpu_enabled();
-            m_prevDtype = at::autocast::get_autocast_cpu_dtype();
-            at::autocast::set_cpu_enabled(true);
-            at::autocast::set_autocast_cpu_dtype(dtype);
-        } else {
-            m_prevEnabled = at::autocast::is_enabled();
-            m_prevDtype = at::autocast::get_autocast_gpu_dtype();
-            at::autocast::set_enabled(true);
-            at::autocast::set_autocast_gpu_dtype(dtype);
-        }
-        at::autocast::increment_nesting();
-    }
-    ~AutocastScope()
-    {
-        if (!m_on)
-            return;
-        if (at::autocast::decrement_nesting() == 0)
-            at::autocast::clear_cache();
-        if (m_cpu) {
-            at::autocast::set_cpu_enabled(m_prevEnabled);
-            at::autocast::set_autocast_cpu_dtype(m_prevDtype);
-        } else {
-            at::autocast::set_enabled(m_prevEnabled);
-            at::autocast::set_autocast_gpu_dtype(m_prevDtype);
-        }
-    }
-    AutocastScope(const AutocastScope &) = delete;
-    AutocastScope &operator=(const AutocastScope &) = delete;
-
-private:
-    bool m_on;
-    bool m_cpu;
-    bool m_prevEnabled = false;
-    at::ScalarType m_prevDtype = at::kBFloat16;
-};
 
 // optimizer.zero_grad(set_to_none=True), PyTorch's default: backward() then writes each
 // gradient instead of adding it to zeros (one pass less over every gradient each step); a
@@ -430,6 +383,8 @@ PipelineOptions pipelineOptions(const RunSetup &s, const std::string &split, boo
     o.dropLast = train;
     o.cacheBytes = s.config.data.cacheMb * 1024 * 1024;
     o.numClasses = s.numClasses;
+    // Page-locked batches on CUDA, so the copy to the device (non_blocking) overlaps the step.
+    o.pinMemory = std::any_of(s.devices.begin(), s.devices.end(), [](const torch::Device &d) { return d.is_cuda(); });
     return o;
 }
 
@@ -723,11 +678,11 @@ json RankTrainer::validate()
         m_model->eval();
         m_val->start(0, 0);
         while (std::optional<Batch> b = m_val->next()) {
-            torch::Tensor x = b->images.to(m_device);
+            torch::Tensor x = b->images.to(m_device, /*non_blocking=*/true);
             const torch::Tensor y = b->labels.to(m_device);
             torch::Tensor logits;
             {
-                AutocastScope autocast(m_autocast, m_device, m_autocastType);
+                compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
                 logits = forward(x);
             }
             logits = logits.to(torch::kFloat32);
@@ -883,6 +838,9 @@ void RankTrainer::run()
     m_autocast = c.precision == "bf16" || c.precision == "fp16";
     m_autocastType = c.precision == "fp16" ? at::kHalf : at::kBFloat16;
 
+    // cuDNN picks the fastest convolution algorithms for the run's fixed input size.
+    if (m_device.is_cuda())
+        at::globalContext().setBenchmarkCuDNN(true);
     m_model->to(m_device);
     if (c.data.channelsLast && !m_cached)
         toChannelsLast(*m_model);
@@ -970,7 +928,7 @@ void RankTrainer::run()
                 clearGradients(*m_optimizer);
             torch::Tensor logits;
             {
-                AutocastScope autocast(m_autocast, m_device, m_autocastType);
+                compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
                 logits = forward(x);
             }
             const torch::Tensor loss = classificationLoss(c.loss, logits, targets, m_classWeights);
@@ -1354,7 +1312,7 @@ json benchTrain(const TrainBenchOptions &o)
         clearGradients(optimizer);
         torch::Tensor logits;
         {
-            AutocastScope scope(autocast, device, type);
+            compat::AutocastScope scope(autocast, device.type(), type);
             logits = model->forward(x);
         }
         torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), y);

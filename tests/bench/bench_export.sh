@@ -3,22 +3,18 @@
 # latency (wall and CPU seconds, the load average beside them: the machine may be shared), and
 # ONNX Runtime CPU latency of the INT8 QDQ file against FP32 (and FP16) at batch 1 and 32, the
 # files' runs interleaved so that the ratios hold on a busy machine. Prints JSON lines.
-#   bench_export.sh LATHE_CLI PEERS_DIR [ARCH...]     (default: resnet18 resnet50)
+# ONNX Runtime is the PyPI onnxruntime of the project venv (scripts/install-python.sh).
+#   bench_export.sh LATHE_CLI [ARCH...]     (default: resnet18 resnet50)
 #   THREADS=N: ONNX Runtime intra-op threads (default: all cores)
 set -euo pipefail
 CLI="$1"
-PEERS="$2"
-shift 2
+shift
 ARCHES="${*:-resnet18 resnet50}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-export ONNXRUNTIME_NODE_INSTALL=skip
-if ! NODE_PATH="$PEERS/node_modules" node -e "require('onnxruntime-node')" 2>/dev/null; then
-  bash "$ROOT/scripts/install-test-peers.sh" "$PEERS"
-fi
-export NODE_PATH="$PEERS/node_modules"
+PY="${LATHE_PYTHON:-$ROOT/.venv/bin/python}"
 THREADS="${THREADS:-0}"
 PHOTOS=/usr/share/doc/opencv-doc/examples/data
 mkdir "$TMP/photos"
@@ -30,7 +26,7 @@ for arch in $ARCHES; do
     "$CLI" --json export --arch "$arch" --num-classes 1000 --verify-data "$TMP/photos" --calib-data "$TMP/photos" \
     --format onnx --format onnx-fp16 --format onnx-int8 --format torchscript --format safetensors \
     --out "$TMP/$arch" > "$TMP/$arch.json" || true
-  "$(command -v python3)" - "$arch" "$TMP" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" <<'PYEOF'
+  "$PY" - "$arch" "$TMP" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" <<'PYEOF'
 import json, os, sys
 arch, tmp, load_before, load_after = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 wall, user, sys_ = (float(v) for v in open(f"{tmp}/{arch}.time").read().split()[-3:])
@@ -45,15 +41,15 @@ print(json.dumps({"arch": arch, "export": "onnx onnx-fp16 onnx-int8 torchscript 
 PYEOF
   for batch in 1 32; do
     reps=$([ "$batch" = 1 ] && echo 20 || echo 3)
-    node "$ROOT/tests/integration/ort_run.js" compare "$batch,3,224,224" "$reps" "$THREADS" \
+    "$PY" "$ROOT/tests/parity/ort_run.py" compare "$batch,3,224,224" "$reps" "$THREADS" \
       "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/ort.json"
-    "$(command -v python3)" - "$arch" "$TMP" <<'PYEOF'
+    "$PY" - "$arch" "$TMP" <<'PYEOF'
 import json, sys
 arch, tmp = sys.argv[1], sys.argv[2]
 r = json.load(open(f"{tmp}/ort.json"))
 ms = {k.rsplit("/", 1)[-1]: v for k, v in r["ms_per_image"].items()}
 fp32, fp16, int8 = ms["model.onnx"], ms["model.fp16.onnx"], ms["model.int8.onnx"]
-print(json.dumps({"arch": arch, "runtime": "onnxruntime-node cpu", "batch": r["batch"],
+print(json.dumps({"arch": arch, "runtime": "onnxruntime " + __import__("onnxruntime").__version__ + " cpu", "batch": r["batch"],
                   "fp32_ms_per_image": round(fp32, 3), "fp16_ms_per_image": round(fp16, 3),
                   "int8_ms_per_image": round(int8, 3), "int8_speedup": round(fp32 / int8, 2)}))
 PYEOF

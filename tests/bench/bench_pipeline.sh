@@ -25,7 +25,8 @@ mkdir -p "$WORK"
 [ -f "$WORK/shards/dataset.json" ] || "$CLI" convert "$WORK/images" "$WORK/shards" --val-fraction 0 --test-fraction 0 >&2
 cat "$WORK"/images/*/*.jpg "$WORK"/shards/*.tfrecord > /dev/null # both sides read from the page cache
 
-tv_cmd=(/usr/bin/python3 "$here/torchvision_loader.py" "$WORK/images" --workers "$THREADS" --batch "$BATCH" --seconds "$S")
+PY="${LATHE_PYTHON:-$here/../../.venv/bin/python}" # torchvision 0.26 of the project venv
+tv_cmd=("$PY" "$here/torchvision_loader.py" "$WORK/images" --workers "$THREADS" --batch "$BATCH" --seconds "$S")
 lathe_cmd=("$CLI" bench pipeline --data "$WORK/shards" --threads "$THREADS" --batch "$BATCH" --seconds "$S")
 decode_cmd=("$CLI" bench pipeline --data "$WORK/shards" --augment decode-only --seconds "$(( (S + 1) / 2 ))")
 # With the in-RAM cache of decoded images (data.cache_mb; tf.data's cache()): the first epoch
@@ -36,7 +37,7 @@ lathe="$("${lathe_cmd[@]}")"
 decode="$("${decode_cmd[@]}")"
 cached="$("${cached_cmd[@]}")"
 
-/usr/bin/python3 - "$tv" "$lathe" "$decode" "$cached" "${tv_cmd[*]}" "${lathe_cmd[*]}" "${decode_cmd[*]}" "${cached_cmd[*]}" <<'PY'
+"$PY" - "$tv" "$lathe" "$decode" "$cached" "${tv_cmd[*]}" "${lathe_cmd[*]}" "${decode_cmd[*]}" "${cached_cmd[*]}" <<'PY'
 import json, sys
 tv, lathe, decode, cached = (json.loads(a) for a in sys.argv[1:5])
 two_cores = 2 * decode["decode_images_per_s_per_core"]

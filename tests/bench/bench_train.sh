@@ -11,7 +11,7 @@ set -euo pipefail
 CLI=$1
 STEPS=${2:-20}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PY=/usr/bin/python3
+PY="${LATHE_PYTHON:-$HERE/../../.venv/bin/python}" # torch 2.11 of the project venv
 ARGS=(--image-size 64 --batch 32 --steps "$STEPS" --threads 2)
 load() { cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g'; }
 out="{\"load_before\": [$(load)]"

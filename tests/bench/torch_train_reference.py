@@ -1,6 +1,6 @@
 """Training throughput of torchvision models in PyTorch, the peer of `lathe-cli bench train`.
 
-Usage: /usr/bin/python3 torch_train_reference.py --arch resnet18 [--image-size 64] [--batch 32]
+Usage: .venv/bin/python torch_train_reference.py --arch resnet18 [--image-size 64] [--batch 32]
        [--steps 20] [--threads 2]
 Synthetic data (random tensors), SGD (momentum 0.9), fp32, train mode; 3 warm-up steps, then the
 timed steps. Prints one JSON line with the same keys as `lathe-cli bench train`; cpu_ms_per_step is

@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The peer of `lathe-cli bench pipeline`: torchvision's ImageNet training input pipeline
 (ImageFolder + DataLoader with RandomResizedCrop, RandomHorizontalFlip, ToTensor, Normalize)
 over the same images, for SECONDS, counting images per second after a warm-up batch.
-Prints one JSON line. Run with Debian's /usr/bin/python3 (torch 1.13, torchvision 0.14)."""
+Prints one JSON line. Run with the project venv's python (torch 2.11, torchvision 0.26)."""
 
 import argparse
 import json

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # lathe-cli train end to end on Fashion-MNIST demo shards: every schedule, the CPU precisions
 # (fp16 refused), every freezing policy, a run killed with kill -9 and resumed, the run folder's
-# files, and its TensorBoard file decoded independently (tests/parity/read_tfevents.py).
+# files (checkpoints read by Hugging Face's safetensors), and the run in TensorBoard itself.
 # Usage: cli_train.sh LATHE_CLI
 set -euo pipefail
 CLI=$1
@@ -63,21 +63,30 @@ ls "$R"/events.out.tfevents.* >/dev/null 2>&1 || fail "no TensorBoard event file
 tail -1 "$WORK/json.out" | json_get 'd["type"], d["status"]' | grep -q "summary finished" || fail "--json summary"
 grep -q '"type":"epoch"' "$WORK/json.out" || fail "--json epoch events"
 
-# TensorBoard scalars decoded by an independent reader, when it can run here.
-TB=$(ls "$R"/events.out.tfevents.* | head -1)
-set +e
-EVENTS=$(/usr/bin/python3 "$HERE/../parity/read_tfevents.py" "$HERE/../../core/engine/event.proto" "$TB" 2>"$WORK/tb.err")
-rc=$?
-set -e
-if [ $rc -eq 0 ]; then
-    echo "$EVENTS" | json_get 'sorted({e["tag"] for e in d if "tag" in e})' | grep -q "train/loss" ||
-        fail "TensorBoard file lacks train/loss: $EVENTS"
-    echo "tensorboard ok"
-elif [ $rc -eq 2 ]; then
-    echo "SKIP tensorboard decode: $(cat "$WORK/tb.err")"
-else
-    fail "read_tfevents.py: $(cat "$WORK/tb.err")"
-fi
+# TensorBoard itself: the run folder in its EventAccumulator, then served by `tensorboard` on
+# 127.0.0.1 and read over its HTTP data API; tags, steps and values as metrics.jsonl has them.
+"$PY" "$HERE/../parity/tensorboard_read.py" check "$R" > "$WORK/tb.json" 2>"$WORK/tb.err" ||
+    fail "TensorBoard's EventAccumulator disagrees: $(tail -5 "$WORK/tb.err")"
+json_get 'd["tags"]' < "$WORK/tb.json" | grep -q "epoch/val/top1" || fail "TensorBoard lacks epoch/val/top1: $(cat "$WORK/tb.json")"
+timeout 150 "$PY" "$HERE/../parity/tensorboard_read.py" serve "$R" > "$WORK/tbserve.json" 2>"$WORK/tbserve.err" ||
+    fail "tensorboard's server disagrees: $(tail -5 "$WORK/tbserve.err")"
+echo "tensorboard ok: $(cat "$WORK/tb.json")"
+
+# The checkpoints load in Hugging Face's safetensors: the model and its optimizer state.
+"$PY" - "$R/checkpoints" <<'PYEOF' || fail "safetensors cannot load the checkpoints"
+import json, sys
+import torch
+from safetensors import safe_open
+from safetensors.torch import load_file
+folder = sys.argv[1]
+model = load_file(f"{folder}/last.safetensors")
+state = load_file(f"{folder}/last.state.safetensors")
+assert len(model) > 50 and len(state) > 0, (len(model), len(state))
+assert all(torch.isfinite(t.float()).all() for t in model.values()), "non-finite weights"
+assert "features.0.0.weight" in model and model["features.0.0.weight"].shape[1] == 1, "the grey stem"
+with safe_open(f"{folder}/last.safetensors", "pt") as f:
+    print("checkpoint metadata:", json.dumps(f.metadata()))
+PYEOF
 
 # kill -9 mid-training, then --resume finishes the run.
 K="$WORK/runs/killed"

@@ -1,25 +1,17 @@
 #!/usr/bin/env bash
 # lathe-cli export against independent runtimes: every exported ONNX file (FP32, FP16, INT8 QDQ)
-# runs in ONNX Runtime (npm onnxruntime-node) and matches torchvision (Debian python3-torch)
-# holding the exported safetensors (loaded with strict=True); the TorchScript file loads with
-# torch.jit.load and matches too.
-#   export_onnxruntime.sh LATHE_CLI PEERS_DIR
+# runs in ONNX Runtime (PyPI onnxruntime) and matches torchvision (the venv's torch 2.11) holding
+# the exported safetensors (read by Hugging Face's safetensors, loaded with strict=True); the
+# TorchScript file loads with torch.jit.load and matches too.
+#   LATHE_PYTHON=.venv/bin/python export_onnxruntime.sh LATHE_CLI
 set -euo pipefail
 CLI="$1"
-PEERS="$2"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-PY=/usr/bin/python3
+PY="${LATHE_PYTHON:?LATHE_PYTHON: the project venv's python (scripts/install-python.sh)}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "export_onnxruntime: $*" >&2; exit 1; }
-
-# onnxruntime-node carries its CPU library; its install script would only fetch GPU extras.
-export ONNXRUNTIME_NODE_INSTALL=skip
-if ! NODE_PATH="$PEERS/node_modules" node -e "require('onnxruntime-node')" 2>/dev/null; then
-  bash "$ROOT/scripts/install-test-peers.sh" "$PEERS" || fail "could not install npm onnxruntime-node into $PEERS"
-fi
-export NODE_PATH="$PEERS/node_modules"
 
 mkdir "$TMP/photos"
 for f in baboon fruits HappyFish butterfly apple building home aero1; do
@@ -30,8 +22,9 @@ ARCHES="resnet18 mobilenet_v3_small efficientnet_b0 convnext_tiny"
 # torchvision models whose BatchNorm statistics, layer scales and heads are not the identity-like
 # initial ones (those make every output nearly equal and the comparisons meaningless).
 "$PY" - "$TMP" $ARCHES <<'PYEOF'
-import json, struct, sys
+import sys
 import torch, torchvision
+from safetensors.torch import save_file
 torch.set_num_threads(1)
 tmp, arches = sys.argv[1], sys.argv[2:]
 torch.manual_seed(0)
@@ -47,16 +40,7 @@ for arch in arches:
                 p.fill_(0.5)
         last = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
         last.weight.normal_(0, 0.05); last.bias.normal_(0, 0.1)
-    header, blobs, offset = {}, [], 0
-    for name, t in model.state_dict().items():
-        t = t.contiguous()
-        b = t.numpy().tobytes()
-        header[name] = {"dtype": {torch.float32: "F32", torch.int64: "I64"}[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(b)]}
-        blobs.append(b); offset += len(b)
-    h = json.dumps(header).encode()
-    with open(f"{tmp}/{arch}.weights.safetensors", "wb") as f:
-        f.write(struct.pack("<Q", len(h))); f.write(h); f.write(b"".join(blobs))
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, f"{tmp}/{arch}.weights.safetensors")
 PYEOF
 
 for arch in $ARCHES; do
@@ -71,31 +55,17 @@ done
 
 # torchvision with the exported weights: the reference outputs, and TorchScript against them.
 "$PY" - "$TMP" $ARCHES <<'PYEOF'
-import json, struct, sys
+import json, sys
 import torch, torchvision
+from safetensors.torch import load_file
 torch.set_num_threads(1)
 tmp, arches = sys.argv[1], sys.argv[2:]
-DT = {"F32": torch.float32, "I64": torch.int64, "F16": torch.float16}
-
-def read_safetensors(path):
-    data = open(path, "rb").read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    base = 8 + n
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = info["data_offsets"]
-        t = torch.frombuffer(bytearray(data[base + b:base + e]), dtype=DT[info["dtype"]])
-        out[name] = t.reshape(info["shape"])
-    return out
 
 for arch in arches:
     meta = json.load(open(f"{tmp}/{arch}/model.json"))
     assert meta["arch"] == arch and meta["num_classes"] == 10, meta
     model = getattr(torchvision.models, arch)(num_classes=10)
-    model.load_state_dict(read_safetensors(f"{tmp}/{arch}/model.safetensors"), strict=True)
+    model.load_state_dict(load_file(f"{tmp}/{arch}/model.safetensors"), strict=True)
     model.eval()
     g = torch.Generator().manual_seed(0)
     x = torch.randn(4, 3, 64, 64, generator=g)
@@ -112,7 +82,7 @@ PYEOF
 
 for arch in $ARCHES; do
   for f in model.onnx model.fp16.onnx model.int8.onnx; do
-    node "$HERE/ort_run.js" run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.out.bin" > /dev/null \
+    "$PY" "$ROOT/tests/parity/ort_run.py" run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.out.bin" > /dev/null \
       || fail "ONNX Runtime could not run $arch/$f"
   done
 done

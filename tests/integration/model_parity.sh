@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every registry backbone against torchvision 0.14 (/usr/bin/python3), both ways:
+# Every registry backbone against torchvision (the project venv's 0.26 with torch 2.11), both ways:
 #  1. torchvision's weights (safetensors and torch.save .pth) loaded by `lathe-cli forward`
 #     give torchvision's eval-mode output;
 #  2. weights Lathe saves load into torchvision with strict=True and give Lathe's output.
@@ -11,15 +11,11 @@ CLI="$1"
 shift
 source "$(dirname "$0")/assert.sh"
 PARITY="$(cd "$(dirname "$0")/../parity" && pwd)"
-PY=/usr/bin/python3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 TOL=1e-4
 
-if ! $PY -c 'import torch, torchvision' 2>/dev/null; then
-  echo "SKIP: $PY lacks torch/torchvision"
-  exit 0
-fi
+"$PY" -c 'import torch, torchvision' || fail "$PY lacks torch/torchvision: run scripts/install-python.sh"
 
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """torchvision reference outputs for Lathe's augmentation parity test.
 
 Writes, for one photo, the outputs of torchvision's deterministic functions with fixed
@@ -6,7 +6,7 @@ parameters as raw uint8 HWC RGB files plus index.json ({name: [height, width, ch
 The C++ test (tests/unit/engine/test_augmentation.cpp, AugmentParity) runs Lathe's
 equivalents on the same inputs and compares them.
 
-Usage: /usr/bin/python3 augment_reference.py --photo PHOTO.jpg [--large LARGE.jpg] --out DIR
+Usage: .venv/bin/python augment_reference.py --photo PHOTO.jpg [--large LARGE.jpg] --out DIR
 (--large: a photo big enough for Lathe to decode it DCT-scaled; its evaluation crop is
 written as large_eval_256_224.)
 Needs torch 1.13 / torchvision 0.14 and PIL (Debian's python3-torchvision).

@@ -1,6 +1,6 @@
 """Loads weights that Lathe saved into torchvision with strict=True and compares outputs.
 
-Usage: /usr/bin/python3 check_lathe_weights.py ARCH WEIGHTS INPUT OUTPUT [--tolerance T]
+Usage: .venv/bin/python check_lathe_weights.py ARCH WEIGHTS INPUT OUTPUT [--tolerance T]
 
 WEIGHTS: Lathe's safetensors state dict; INPUT: tensor "input"; OUTPUT: Lathe's tensor
 "output" for that input. Prints the max abs difference and torchvision's largest output magnitude; exits 1 when the

@@ -2,7 +2,7 @@
 abs difference, then the largest expected magnitude; exits 1 when a difference exceeds
 tolerance x max(1, magnitude) or a shape differs.
 
-Usage: /usr/bin/python3 compare_outputs.py EXPECTED ACTUAL [ACTUAL...] [--tolerance T]
+Usage: .venv/bin/python compare_outputs.py EXPECTED ACTUAL [ACTUAL...] [--tolerance T]
 """
 import argparse
 import os

@@ -1,6 +1,6 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Learning-rate curves from PyTorch's own schedulers, the reference for Lathe's LrSchedule
-(tests/unit/engine/test_lr_schedule.cpp runs this with /usr/bin/python3 and compares).
+(tests/unit/engine/test_lr_schedule.cpp runs this with the project venv's python and compares).
 
 Each case is evaluated per optimizer step as LrSchedule defines it: a LinearLR warm-up on its
 own optimizer for the first round(warmup_epochs * steps_per_epoch) steps, then the main

@@ -1,7 +1,7 @@
 """Writes a TorchScript custom backbone for the engine tests: torchvision's resnet18 with a
 5-class head, scripted (torch.jit.script) and saved.
 
-Usage: /usr/bin/python3 make_torchscript.py OUT.pt
+Usage: .venv/bin/python make_torchscript.py OUT.pt
 """
 import sys
 

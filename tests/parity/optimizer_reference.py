@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """PyTorch's optimizers and F.cross_entropy on fixed tiny problems: the reference for Lathe's
 optimizer_factory and loss_functions (tests/unit/engine/test_training_parts.cpp runs this with
-/usr/bin/python3 and compares). Prints one JSON document on stdout.
+the project venv's python and compares). Prints one JSON document on stdout.
 
 Optimizers: three parameters with fixed values in two param groups (w1, w2 with weight decay
 and lr multiplier 1; the bias b1 without weight decay and lr multiplier 0.5), a fixed quadratic

@@ -1,6 +1,6 @@
 """Reference outputs of a torchvision model for Lathe's parity checks.
 
-Usage: /usr/bin/python3 torchvision_reference.py ARCH OUT_DIR [--num-classes K] [--size S]
+Usage: .venv/bin/python torchvision_reference.py ARCH OUT_DIR [--num-classes K] [--size S]
 
 Builds torchvision.models.ARCH(num_classes=K) with a fixed seed, gives every BatchNorm random
 running statistics (so that eval mode depends on them) and every constant-initialised parameter

@@ -1,7 +1,7 @@
 #pragma once
 
-// The Python peers of engine tests: scripts under tests/parity run with /usr/bin/python3
-// (Debian's, with torch and torchvision).
+// The Python peers of engine tests: scripts under tests/parity run with the project venv's
+// Python (scripts/install-python.sh: torch 2.11, torchvision 0.26, safetensors, tensorboard...).
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +10,18 @@
 #include <vector>
 
 namespace lathe::test {
+
+// The project venv's python: $LATHE_PYTHON (ctest sets it), else the one CMake was configured with.
+inline std::string python()
+{
+    if (const char *env = std::getenv("LATHE_PYTHON"); env && *env)
+        return env;
+#ifdef LATHE_PYTHON
+    return LATHE_PYTHON;
+#else
+    return "python3";
+#endif
+}
 
 // Runs a shell command: its stdout, and *status the pclose() status (-1: it did not start).
 inline std::string runCommand(const std::string &command, int *status)
@@ -52,12 +64,12 @@ inline std::filesystem::path parityScript(const std::string &name)
 
 struct PeerRun
 {
-    std::string skipReason; // set when /usr/bin/python3 has no torch: the test cannot compare
+    std::string skipReason; // unused: the venv always has torch (a missing one fails the test)
     int status = -1;        // the script's exit status; -1 when it is missing or did not run
     std::string output;     // its stdout, or what went wrong
 };
 
-// Runs /usr/bin/python3 tests/parity/<name>.
+// Runs the venv's python on tests/parity/<name>.
 inline PeerRun runParityScript(const std::string &name)
 {
     PeerRun run;
@@ -66,13 +78,7 @@ inline PeerRun runParityScript(const std::string &name)
         run.output = "missing " + script.string();
         return run;
     }
-    int status = 0;
-    runCommand("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1", &status);
-    if (status != 0) {
-        run.skipReason = "/usr/bin/python3 has no torch";
-        return run;
-    }
-    run.output = runCommand("/usr/bin/python3 '" + script.string() + "'", &run.status);
+    run.output = runCommand("'" + python() + "' '" + script.string() + "'", &run.status);
     return run;
 }
 

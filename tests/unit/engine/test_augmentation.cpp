@@ -1,7 +1,7 @@
 // Augmentation lists (parsing, round trip), the functional ops against their torchvision
 // definitions, SampleTransform (geometry, determinism, probabilities, layout, tensor steps,
 // cache path), BatchMixer (mixup/cutmix), the preview facade, and a parity check against
-// torchvision itself (tests/parity/augment_reference.py) where python3 has torchvision.
+// torchvision itself (tests/parity/augment_reference.py, the project venv's torchvision).
 
 #include "augment_ops.h"
 #include "augmentation.h"
@@ -10,6 +10,7 @@
 #include "image_decoder.h"
 #include "sample_transform.h"
 #include "shard_converter.h"
+#include "python_peer.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -896,8 +897,7 @@ TEST(AugmentationPreview, ShardsAndInMemoryImages)
 
 namespace {
 
-// Reference outputs of tests/parity/augment_reference.py, or empty when python3 with
-// torchvision is not there.
+// Reference outputs of tests/parity/augment_reference.py (empty when the script is missing).
 struct Reference
 {
     std::map<std::string, cv::Mat> images;
@@ -915,11 +915,9 @@ Reference loadReference(const std::string &photo, const std::string &large, cons
     for (const fs::path &candidate : {relative, buildDir / relative})
         if (script.empty() && fs::exists(candidate))
             script = fs::absolute(candidate);
-    if (!fs::exists("/usr/bin/python3") || script.empty())
+    if (script.empty())
         return r;
-    if (std::system("/usr/bin/python3 -c 'import torchvision, PIL' > /dev/null 2>&1") != 0)
-        return r;
-    const std::string command = "/usr/bin/python3 '" + script.string() + "' --photo '" + photo + "' --large '" + large + "' --out '" + dir + "' > '" + dir + "/log.txt' 2>&1";
+    const std::string command = "'" + lathe::test::python() + "' '" + script.string() + "' --photo '" + photo + "' --large '" + large + "' --out '" + dir + "' > '" + dir + "/log.txt' 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     std::ifstream in(dir + "/index.json");
     if (!in)
@@ -965,7 +963,7 @@ TEST(AugmentParity, MatchesTorchvisionOnAPhoto)
     lathe::test::TempDir dir;
     const Reference ref = loadReference(photo, large, dir.path().string());
     if (ref.images.empty())
-        GTEST_SKIP() << "/usr/bin/python3 with torchvision not available";
+        FAIL() << "no reference from tests/parity/augment_reference.py (" << lathe::test::python() << ")";
     const auto bytes = lathe::test::readRaw(photo);
     std::map<std::string, Difference> report;
 

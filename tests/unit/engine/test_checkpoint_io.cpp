@@ -5,6 +5,7 @@
 #include "model_builder.h"
 #include "run_folder.h"
 #include "sha256.h"
+#include "python_peer.h"
 #include "test_support.h"
 #include "weights_io.h"
 
@@ -422,7 +423,7 @@ TEST(CheckpointIo, ResolveNamesAndFiles)
 }
 
 // The model file is a torchvision state dict: Lathe loads it back cleanly as --weights, and
-// torchvision loads it with strict=True (when /usr/bin/python3 has torch and torchvision).
+// torchvision loads it with strict=True (the venv's torch, torchvision and safetensors).
 TEST(CheckpointIo, ModelFileLoadsIntoTorchvisionStrict)
 {
     engine::ModelSpec spec;
@@ -442,8 +443,6 @@ TEST(CheckpointIo, ModelFileLoadsIntoTorchvisionStrict)
     EXPECT_FALSE(report.headReplaced);
     EXPECT_EQ(static_cast<std::size_t>(report.loadedTensors), model.size());
 
-    if (std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") != 0)
-        GTEST_SKIP() << "/usr/bin/python3 lacks torch or torchvision";
     const std::string parity = sourceRoot() + "/tests/parity";
     ASSERT_TRUE(fs::exists(parity + "/safetensors_io.py"));
     const std::string script = tmp.file("strict.py");
@@ -455,7 +454,7 @@ TEST(CheckpointIo, ModelFileLoadsIntoTorchvisionStrict)
                       "m = torchvision.models.resnet18(num_classes=5)\n"
                       "m.load_state_dict(state, strict=True)\n"
                       "print('fc', float(m.fc.weight.double().sum()), 'keys', len(state))\n");
-    const std::string command = "/usr/bin/python3 '" + script + "' '" + parity + "' '" + file + "' 2>&1";
+    const std::string command = "'" + lathe::test::python() + "' '" + script + "' '" + parity + "' '" + file + "' 2>&1";
     std::string out;
     FILE *pipe = ::popen(command.c_str(), "r");
     ASSERT_TRUE(pipe);

@@ -1,6 +1,7 @@
 #include "engine_error.h"
 #include "model_builder.h"
 #include "safetensors.h"
+#include "python_peer.h"
 #include "test_support.h"
 #include "torch_pth.h"
 #include "torchscript_backbone.h"
@@ -56,12 +57,6 @@ torch::Tensor find(const NamedTensors &tensors, const std::string &name)
     return {};
 }
 
-bool pythonTorchAvailable()
-{
-    static const bool available = std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") == 0;
-    return available;
-}
-
 // The source tree, from the build folder's CMakeCache.txt above this executable.
 std::filesystem::path sourceDir()
 {
@@ -75,12 +70,12 @@ std::filesystem::path sourceDir()
     return {};
 }
 
-// Runs a Python snippet with /usr/bin/python3 (the peer with torch 1.13), arguments appended.
+// Runs a Python snippet with the venv's python (torch 2.11), arguments appended.
 void runPython(const TempDir &tmp, const std::string &code, const std::string &args)
 {
     const std::string script = tmp.file("peer.py");
     writeFile(script, code);
-    const std::string cmd = "/usr/bin/python3 " + script + " " + args;
+    const std::string cmd = "'" + lathe::test::python() + "' " + script + " " + args;
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
@@ -291,8 +286,6 @@ TEST(Safetensors, HostileFilesGiveErrorsNamingFileAndReason)
 
 TEST(Safetensors, ReadsFilesOfAnIndependentWriter)
 {
-    if (!pythonTorchAvailable())
-        GTEST_SKIP() << "/usr/bin/python3 lacks torch";
     const std::filesystem::path parity = sourceDir() / "tests" / "parity";
     ASSERT_TRUE(std::filesystem::exists(parity / "safetensors_io.py")) << parity;
     TempDir tmp;
@@ -317,8 +310,6 @@ safetensors_io.save(sys.argv[2], {"w": torch.arange(6, dtype=torch.float32).resh
 
 TEST(TorchPth, ReadsATorchSaveStateDictWithViewsSharedStoragesAndDtypes)
 {
-    if (!pythonTorchAvailable())
-        GTEST_SKIP() << "/usr/bin/python3 lacks torch";
     TempDir tmp;
     runPython(tmp, R"(
 import collections, sys, torch
@@ -583,13 +574,11 @@ TEST(WeightsIo, ReadWeightsFilePicksTheFormatAndStripsWrapperPrefixes)
 
 TEST(TorchScriptBackbone, ReplacesTheHeadAndFineTunes)
 {
-    if (!pythonTorchAvailable())
-        GTEST_SKIP() << "/usr/bin/python3 lacks torch";
     const std::filesystem::path script = sourceDir() / "tests" / "parity" / "make_torchscript.py";
     ASSERT_TRUE(std::filesystem::exists(script)) << script;
     TempDir tmp;
     const std::string path = tmp.file("resnet18_5.pt");
-    const std::string cmd = "/usr/bin/python3 " + script.string() + " " + path;
+    const std::string cmd = "'" + lathe::test::python() + "' " + script.string() + " " + path;
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
     engine::ModelSpec spec;
