@@ -17,6 +17,9 @@ endif()
 add_library(lathe_common INTERFACE)
 add_library(Lathe::Common ALIAS lathe_common)
 target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-parameter)
+# Only the shared libraries a binary uses become its dependencies (LibTorch's CMake config also
+# lists the CUDA runtime, which Lathe never calls; LibTorch's own libraries are kept explicitly).
+target_link_options(lathe_common INTERFACE -Wl,--as-needed)
 target_compile_definitions(lathe_common INTERFACE
   QT_NO_KEYWORDS
   QT_NO_CAST_FROM_ASCII
@@ -30,19 +33,23 @@ function(lathe_add_test name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
   # The project venv's python runs the tests' peers (tests/parity).
-  target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}")
+  # The project venv's python runs the tests' peers (tests/parity); the LibTorch this tree links.
+  target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}"
+    LATHE_EXPECT_LIBTORCH="${Torch_VERSION}" LATHE_EXPECT_LIBTORCH_CUDA="${LATHE_TORCH_CUDA_VERSION}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
 endfunction()
 
 # A test that is a bash script: lathe_add_script_test(NAME SCRIPT [ARGS...] LABELS ... TIMEOUT s).
-# It gets LATHE_PYTHON, the project venv's python, for its peers.
+# It gets LATHE_PYTHON, the project venv's python, for its peers, and the LibTorch version (and
+# CUDA version, empty without) this tree links as LATHE_EXPECT_LIBTORCH(_CUDA).
 function(lathe_add_script_test name script)
   cmake_parse_arguments(T "" "TIMEOUT" "ARGS;LABELS;ENV" ${ARGN})
   add_test(NAME ${name} COMMAND bash ${script} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};${T_ENV}" LABELS "${T_LABELS}"
-                       TIMEOUT ${T_TIMEOUT})
+  set_tests_properties(${name} PROPERTIES
+    ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};LATHE_EXPECT_LIBTORCH=${Torch_VERSION};LATHE_EXPECT_LIBTORCH_CUDA=${LATHE_TORCH_CUDA_VERSION};${T_ENV}"
+    LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
 endfunction()

@@ -8,6 +8,10 @@ set_property(CACHE LATHE_LIBTORCH PROPERTY STRINGS pypi debian)
 set(LATHE_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
     "The project's Python (scripts/install-python.sh): the torch wheel of the pypi build, and the tests' peers")
 
+# Before LibTorch: the wheel's Caffe2 config defines protobuf::libprotobuf as an empty stand-in
+# when that target does not exist yet, and Lathe links the real one (tf.train.Example, ONNX).
+find_package(Protobuf REQUIRED)
+
 if(LATHE_LIBTORCH STREQUAL "pypi")
   if(NOT EXISTS "${LATHE_PYTHON}")
     message(FATAL_ERROR "LATHE_LIBTORCH=pypi needs the project's venv: run scripts/install-python.sh (looked for ${LATHE_PYTHON})")
@@ -30,8 +34,11 @@ if(LATHE_LIBTORCH STREQUAL "pypi")
       set(${var}_LIBRARY "${LATHE_TORCH_LIBDIR}/lib${lib}.so" CACHE FILEPATH "" FORCE)
     endif()
   endforeach()
+  # TorchConfig finds Caffe2 the same way (PATHS after the system's): the wheel's, not Debian's.
+  set(Caffe2_DIR "${LATHE_TORCH_PREFIX}/Caffe2" CACHE PATH "" FORCE)
   find_package(Torch REQUIRED CONFIG PATHS "${LATHE_TORCH_PREFIX}/Torch" NO_DEFAULT_PATH)
 elseif(LATHE_LIBTORCH STREQUAL "debian")
+  set(Caffe2_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/Caffe2" CACHE PATH "" FORCE)
   find_package(Torch REQUIRED CONFIG PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/Torch NO_DEFAULT_PATH)
 else()
   message(FATAL_ERROR "LATHE_LIBTORCH must be pypi or debian (got \"${LATHE_LIBTORCH}\")")
@@ -43,11 +50,16 @@ if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
 else()
   set(LATHE_TORCH_CUDA OFF)
 endif()
+if(LATHE_TORCH_CUDA)
+  set(LATHE_TORCH_CUDA_VERSION "${CUDAToolkit_VERSION_MAJOR}.${CUDAToolkit_VERSION_MINOR}")
+else()
+  set(LATHE_TORCH_CUDA_VERSION "")
+endif()
 get_filename_component(LATHE_TORCH_LIBDIR "${TORCH_LIBRARY}" DIRECTORY)
 if(NOT LATHE_TORCH_LIBDIR STREQUAL "" AND LATHE_LIBTORCH STREQUAL "pypi" AND NOT TORCH_LIBRARY MATCHES "site-packages")
   message(FATAL_ERROR "LATHE_LIBTORCH=pypi found ${TORCH_LIBRARY}, not the wheel's LibTorch")
 endif()
-message(STATUS "Lathe: LibTorch ${Torch_VERSION} (${LATHE_LIBTORCH}) from ${LATHE_TORCH_LIBDIR}, CUDA ${LATHE_TORCH_CUDA}")
+message(STATUS "Lathe: LibTorch ${Torch_VERSION} (${LATHE_LIBTORCH}) from ${LATHE_TORCH_LIBDIR}, CUDA ${LATHE_TORCH_CUDA} ${LATHE_TORCH_CUDA_VERSION}")
 
 # c10d's Gloo headers include gloo's (Debian libgloo-dev: the wheel ships none). Debian's
 # libtorch_cpu also needs libgloo linked; the wheel carries Gloo inside libtorch_cpu.

@@ -420,6 +420,14 @@
         <source>Since start</source>
         <translation>自启动以来</translation>
     </message>
+    <message>
+        <source>%1, CPU only</source>
+        <translation>%1，仅 CPU</translation>
+    </message>
+    <message>
+        <source>%1 with CUDA %2</source>
+        <translation>%1，带 CUDA %2</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::AugmentationEditor</name>

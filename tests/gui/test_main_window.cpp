@@ -277,7 +277,11 @@ private Q_SLOTS:
         ui::AboutDialog about;
         const QString details = about.details();
         QVERIFY(details.contains(QStringLiteral("Qt: ") + QString::fromLatin1(qVersion())));
-        QVERIFY(details.contains(QStringLiteral("LibTorch: 1.")));
+        // The LibTorch this tree links, and whether it has CUDA (LATHE_LIBTORCH).
+        const QString cuda = QStringLiteral(LATHE_EXPECT_LIBTORCH_CUDA);
+        const QString libtorch = QStringLiteral("LibTorch: ") + QStringLiteral(LATHE_EXPECT_LIBTORCH) +
+                                 (cuda.isEmpty() ? QStringLiteral(", CPU only") : QStringLiteral(" with CUDA ") + cuda);
+        QVERIFY2(details.contains(libtorch), qPrintable(details));
         QVERIFY(details.contains(QStringLiteral("OpenCV: 4.")));
         QVERIFY(details.contains(QStringLiteral("libjpeg-turbo: 2.")));
         QVERIFY(details.contains(QStringLiteral("CUDA devices: ")));

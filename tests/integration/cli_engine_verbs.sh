@@ -10,7 +10,15 @@ expect_contains "$("$CLI" --version)" "lathe-cli 0." "--version"
 expect_contains "$("$CLI" --help)" "demo-data" "--help lists demo-data"
 
 info=$("$CLI" --json info) || fail "info failed"
-expect_eq "$(json_get 'd["libtorch"][:2]' <<<"$info")" "1." "info libtorch"
+expect_eq "$(json_get 'd["libtorch"]' <<<"$info")" "${LATHE_EXPECT_LIBTORCH:?}" "info libtorch"
+expect_eq "$(json_get 'd["libtorch_cuda"] or ""' <<<"$info")" "${LATHE_EXPECT_LIBTORCH_CUDA-}" "info: LibTorch's CUDA"
+expect_eq "$(json_get 'd["devices"][0]["id"]' <<<"$info")" "cpu" "info lists the CPU first"
+text=$("$CLI" info) || fail "info (text) failed"
+if [ -n "${LATHE_EXPECT_LIBTORCH_CUDA-}" ]; then
+  expect_contains "$text" "(with CUDA $LATHE_EXPECT_LIBTORCH_CUDA)" "info says LibTorch has CUDA"
+else
+  expect_contains "$text" "(CPU only)" "info says LibTorch is CPU only"
+fi
 [ "$(json_get 'd["torch_threads"]' <<<"$info")" -ge 1 ] || fail "torch threads"
 
 out=$("$CLI" --json demo-data "$TMP/fm" --per-class 4 --test-per-class 2) || fail "demo-data failed"

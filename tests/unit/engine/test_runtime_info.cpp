@@ -8,7 +8,10 @@ TEST(RuntimeInfo, ReportsTheLibrariesItWasBuiltWith)
 {
     const engine::RuntimeInfo info = engine::runtimeInfo();
     EXPECT_EQ(info.lathe, LATHE_VERSION);
-    EXPECT_EQ(info.libtorch.rfind("1.", 0), 0u) << info.libtorch; // Debian 12 ships LibTorch 1.13
+    // The LibTorch this tree was configured with (LATHE_LIBTORCH): 2.11 with CUDA 13.0 from the
+    // wheel, or Debian's 1.13 without CUDA.
+    EXPECT_EQ(info.libtorch, LATHE_EXPECT_LIBTORCH);
+    EXPECT_EQ(info.libtorchCuda, LATHE_EXPECT_LIBTORCH_CUDA);
     EXPECT_EQ(info.opencv.rfind("4.", 0), 0u) << info.opencv;
     EXPECT_EQ(info.libjpegTurbo.rfind("2.", 0), 0u) << info.libjpegTurbo;
     EXPECT_GE(info.cudaDevices, 0);
