@@ -44,6 +44,13 @@ else()
   message(FATAL_ERROR "LATHE_LIBTORCH must be pypi or debian (got \"${LATHE_LIBTORCH}\")")
 endif()
 
+# The wheel's libtorch.so exports pieces of a newer libstdc++ it was built with (std::filesystem,
+# std::chrono's tzdb, string streams): a binary that finds libtorch.so before libstdc++.so calls
+# those copies, and std::filesystem::remove_all crashed in them. libstdc++ comes first.
+if(LATHE_LIBTORCH STREQUAL "pypi")
+  target_link_options(lathe_common INTERFACE "LINKER:--push-state,--no-as-needed,-lstdc++,--pop-state")
+endif()
+
 # Built with CUDA: the wheel's config lists the CUDA libraries it links.
 if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda)
   set(LATHE_TORCH_CUDA ON)

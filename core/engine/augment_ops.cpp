@@ -560,7 +560,7 @@ void adjustHue(cv::Mat &img, double hueFactor)
             default: o[0] = v, o[1] = pp, o[2] = q; break;
             }
             for (int k = 0; k < 3; ++k)
-                p[k] = truncU8(o[k] * 255.0f);
+                p[k] = truncU8(o[k] * 255.999f); // convert_image_dtype: x * (255 + 1 - 1e-3), truncated
         }
     }
 }

