@@ -7,7 +7,7 @@ BUILD="$1"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 [ -x "$BUILD/app/lathe-cli" ] || fail "$BUILD/app/lathe-cli missing: scripts/build.sh all builds it"
 grep -q "^LATHE_ENGINE_ONLY:BOOL=ON" "$BUILD/CMakeCache.txt" || fail "$BUILD is not an engine-only configuration"
-grep -q "^CMAKE_DISABLE_FIND_PACKAGE_Qt6:BOOL=ON" "$BUILD/CMakeCache.txt" || fail "$BUILD could look for Qt"
+grep -qE "^CMAKE_DISABLE_FIND_PACKAGE_Qt6:(BOOL|UNINITIALIZED)=ON" "$BUILD/CMakeCache.txt" || fail "$BUILD could look for Qt"
 if grep -q "Qt6_DIR:PATH=/" "$BUILD/CMakeCache.txt"; then fail "Qt 6 was found"; fi
 [ ! -e "$BUILD/app/lathe" ] || fail "the GUI was built"
 # lathe-cli links no Qt library itself. (Debian's libtorch_cpu pulls in OpenCV's highgui and
