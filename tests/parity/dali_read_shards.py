@@ -36,7 +36,7 @@ def main(shard_dir, image_dir):
         r = fn.readers.tfrecord(path=files, index_path=[f + ".idx" for f in files], features=features,
                                 random_shuffle=False, name="Reader")
         decoded = fn.decoders.image(r["image/encoded"], device="cpu", output_type=dali.types.ANY_DATA)
-        return tuple(r[k] for k in STRINGS + INTS) + (fn.shapes(decoded),)
+        return tuple(r[k] for k in STRINGS + INTS) + (decoded.shape(),)
 
     try:
         p = pipe()
