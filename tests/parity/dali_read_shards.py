@@ -4,12 +4,11 @@ pipeline (device_id=None), and checks every record against the source images.
   dali_read_shards.py SHARD_DIR IMAGE_DIR      prints {"records": N, ...} as JSON
 Exit status 77 (a skip) only when DALI itself cannot start here, with its error on stderr.
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shard_peer_common import check_record, load_manifest, shard_files  # noqa: E402
+from shard_peer_common import check_record, load_manifest, report, shard_files  # noqa: E402
 
 try:
     import numpy as np
@@ -54,10 +53,7 @@ def main(shard_dir, image_dir):
         record.update({k: int(values[len(STRINGS) + i].reshape(-1)[0]) for i, k in enumerate(INTS)})
         h, w, c = (int(v) for v in values[-1])
         seen.append(check_record(image_dir, manifest, record, (h, w, c)))
-    expected = sum(s["records"] for s in manifest["shards"])
-    assert len(seen) == expected, f"DALI read {len(seen)} records, dataset.json lists {expected}"
-    assert len(set(seen)) == len(seen), "a record was read twice"
-    print(json.dumps({"peer": "dali", "dali": dali.__version__, "shards": len(files), "records": len(seen)}))
+    report("dali", dali.__version__, manifest, files, seen)
 
 
 if __name__ == "__main__":

@@ -34,3 +34,11 @@ def check_record(image_dir, manifest, record, decoded_shape=None):
             f"{where}: decoded {w}x{h}, record says {record['image/width']}x{record['image/height']}"
         assert c == record["image/channels"], f"{where}: decoded {c} channels, record says {record['image/channels']}"
     return name
+
+
+def report(peer, version, manifest, files, seen):
+    """Every record of dataset.json read exactly once; prints the peer's JSON summary."""
+    expected = sum(s["records"] for s in manifest["shards"])
+    assert len(seen) == expected, f"{peer} read {len(seen)} records, dataset.json lists {expected}"
+    assert len(set(seen)) == len(seen), f"{peer} read a record twice"
+    print(json.dumps({"peer": peer, "version": version, "shards": len(files), "records": len(seen)}))

@@ -3,7 +3,6 @@ and checks every record against the source images: bytes, label, text, size, key
 
   tfdata_read_shards.py SHARD_DIR IMAGE_DIR      prints {"records": N, ...} as JSON
 """
-import json
 import os
 import sys
 
@@ -11,7 +10,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shard_peer_common import check_record, load_manifest, shard_files  # noqa: E402
+from shard_peer_common import check_record, load_manifest, report, shard_files  # noqa: E402
 
 # The TF-slim image keys, as TF-slim's own dataset readers declare them.
 SPEC = {
@@ -43,10 +42,7 @@ def main(shard_dir, image_dir):
         record = {k: (v.decode("utf-8") if isinstance(v, bytes) and k != "image/encoded" else
                       v if isinstance(v, bytes) else int(v)) for k, v in record.items()}
         seen.append(check_record(image_dir, manifest, record, tuple(int(d) for d in shape.numpy())))
-    expected = sum(s["records"] for s in manifest["shards"])
-    assert len(seen) == expected, f"tf.data read {len(seen)} records, dataset.json lists {expected}"
-    assert len(set(seen)) == len(seen), "a record was read twice"
-    print(json.dumps({"peer": "tf.data", "tensorflow": tf.__version__, "shards": len(files), "records": len(seen)}))
+    report("tf.data", tf.__version__, manifest, files, seen)
 
 
 if __name__ == "__main__":
