@@ -54,6 +54,8 @@ shot() {
 [ -d "$TMP/demo/project" ] ||
   "$BUILD/app/lathe-cli" demo --dir "$TMP/demo" --per-class 100 --val-per-class 20 --test-per-class 20 >/dev/null
 shot welcome light "" -
+# Help ▸ About: the LibTorch the build links (with CUDA or CPU only) and the devices found.
+shot about light "" "mousemove 165 8 click 1 sleep 1 mousemove 212 30 click 1 sleep 2"
 shot main-window light "" - --demo-dir "$TMP/demo"
 shot main-window-dark dark "" - "$TMP/demo/project"
 shot main-window-zh_CN light zh_CN - "$TMP/demo/project"
