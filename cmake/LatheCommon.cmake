@@ -32,7 +32,6 @@ function(lathe_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS;ENV;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
-  # The project venv's python runs the tests' peers (tests/parity).
   # The project venv's python runs the tests' peers (tests/parity); the LibTorch this tree links.
   target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}"
     LATHE_EXPECT_LIBTORCH="${Torch_VERSION}" LATHE_EXPECT_LIBTORCH_CUDA="${LATHE_TORCH_CUDA_VERSION}")

@@ -28,7 +28,7 @@ if(LATHE_LIBTORCH STREQUAL "pypi")
   # TorchConfig looks for its libraries with find_library(... PATHS), which would try the system
   # folders (Debian's libtorch) first: name the wheel's own.
   get_filename_component(LATHE_TORCH_LIBDIR "${LATHE_TORCH_PREFIX}/../../lib" ABSOLUTE)
-  foreach(lib torch c10_cuda kineto)
+  foreach(lib torch c10_cuda)
     string(TOUPPER "${lib}" var)
     if(EXISTS "${LATHE_TORCH_LIBDIR}/lib${lib}.so")
       set(${var}_LIBRARY "${LATHE_TORCH_LIBDIR}/lib${lib}.so" CACHE FILEPATH "" FORCE)
@@ -63,7 +63,7 @@ else()
   set(LATHE_TORCH_CUDA_VERSION "")
 endif()
 get_filename_component(LATHE_TORCH_LIBDIR "${TORCH_LIBRARY}" DIRECTORY)
-if(NOT LATHE_TORCH_LIBDIR STREQUAL "" AND LATHE_LIBTORCH STREQUAL "pypi" AND NOT TORCH_LIBRARY MATCHES "site-packages")
+if(LATHE_LIBTORCH STREQUAL "pypi" AND NOT TORCH_LIBRARY MATCHES "site-packages")
   message(FATAL_ERROR "LATHE_LIBTORCH=pypi found ${TORCH_LIBRARY}, not the wheel's LibTorch")
 endif()
 message(STATUS "Lathe: LibTorch ${Torch_VERSION} (${LATHE_LIBTORCH}) from ${LATHE_TORCH_LIBDIR}, CUDA ${LATHE_TORCH_CUDA} ${LATHE_TORCH_CUDA_VERSION}")
@@ -86,7 +86,6 @@ endif()
 # (older) google/protobuf headers, which would shadow the system protobuf that the engine's
 # tf.train.Example, TensorBoard and ONNX code is generated for: a folder holding only a link to the
 # system's google/ comes first on the include path.
-find_package(Protobuf REQUIRED)
 add_library(lathe_torch INTERFACE)
 add_library(Lathe::Torch ALIAS lathe_torch)
 if(EXISTS "${TORCH_INSTALL_PREFIX}/include/google/protobuf")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian packages, the project venv), configures (once) and builds.
+# Installs what is missing (Debian packages, the project venv), configures and builds.
 #   scripts/build.sh            the default build: build/ with LibTorch 2.11 + CUDA from the venv's
 #                               torch wheel (what scripts/demo.sh runs)
 #   scripts/build.sh all        every configuration the tests need, before any test runs:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds every configuration (scripts/build.sh
 # all) before any test runs, then runs ctest in the two LibTorch builds: build/ (LibTorch 2.11
-# with CUDA, every test) and build-debian/ (Debian's LibTorch 1.13: see tests/CMakeLists.txt for
-# what it leaves to build/). .ci/run calls exactly this. Extra arguments go to both ctest runs.
+# with CUDA, every test) and build-debian/ (Debian's LibTorch 1.13: see tests/unit/engine/CMakeLists.txt
+# for what it leaves to build/). .ci/run calls exactly this. Extra arguments go to both ctest runs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${LATHE_BUILD_DIR:-$ROOT/build}"

@@ -64,7 +64,6 @@ inline std::filesystem::path parityScript(const std::string &name)
 
 struct PeerRun
 {
-    std::string skipReason; // unused: the venv always has torch (a missing one fails the test)
     int status = -1;        // the script's exit status; -1 when it is missing or did not run
     std::string output;     // its stdout, or what went wrong
 };
