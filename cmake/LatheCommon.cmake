@@ -27,16 +27,23 @@ target_compile_definitions(lathe_common INTERFACE
   QT_DISABLE_DEPRECATED_BEFORE=0x060400
   LATHE_VERSION="${PROJECT_VERSION}")
 
+# Every test's environment: the venv's python for the peers, and OpenMP threads that sleep
+# while they wait, as lathe and lathe-cli make theirs (app/common/passive_openmp_waits.cpp):
+# spinning waits burn the shared CPUs (under load a short training run took 1.2 s passive and
+# up to 38 s spinning).
+set(LATHE_TEST_ENV "LATHE_PYTHON=${LATHE_PYTHON};OMP_WAIT_POLICY=PASSIVE")
+
 # Test helper: one executable per test source, registered with ctest.
 function(lathe_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS;ENV;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
   # The project venv's python runs the tests' peers (tests/parity); the LibTorch this tree links.
   target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}"
     LATHE_EXPECT_LIBTORCH="${Torch_VERSION}" LATHE_EXPECT_LIBTORCH_CUDA="${LATHE_TORCH_CUDA_VERSION}")
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${LATHE_TEST_ENV};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
 endfunction()
 
 # A test that is a bash script: lathe_add_script_test(NAME SCRIPT [ARGS...] LABELS ... TIMEOUT s).
@@ -49,6 +56,24 @@ function(lathe_add_script_test name script)
     set(T_TIMEOUT 300)
   endif()
   set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "LATHE_PYTHON=${LATHE_PYTHON};LATHE_EXPECT_LIBTORCH=${Torch_VERSION};LATHE_EXPECT_LIBTORCH_CUDA=${LATHE_TORCH_CUDA_VERSION};${T_ENV}"
+    ENVIRONMENT "${LATHE_TEST_ENV};LATHE_EXPECT_LIBTORCH=${Torch_VERSION};LATHE_EXPECT_LIBTORCH_CUDA=${LATHE_TORCH_CUDA_VERSION};${T_ENV}"
     LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+endfunction()
+
+# Layering guard for everything above the engine (core/workspace, widgets/): LibTorch, OpenCV and
+# the JPEG libraries stay inside core/engine's .cpp files (DESIGN.md §1). Their entry headers are
+# shadowed for the target by headers that stop the compile, so an #include of one, or one
+# reached through an engine header that exposes torch, fails with this message however the
+# include path is set (Debian's LibTorch puts ATen/ and torch/script.h in /usr/include).
+set(LATHE_FORBIDDEN_HEADERS_DIR ${CMAKE_BINARY_DIR}/forbidden-headers)
+foreach(header torch/torch.h torch/script.h torch/all.h torch/extension.h torch/library.h torch/nn.h
+               torch/csrc/api/include/torch/torch.h ATen/ATen.h ATen/Tensor.h c10/core/Device.h
+               c10/core/TensorImpl.h c10/util/Exception.h
+               opencv2/opencv.hpp opencv2/core.hpp opencv2/core/mat.hpp opencv2/imgproc.hpp
+               opencv2/imgcodecs.hpp opencv2/dnn.hpp turbojpeg.h jpeglib.h)
+  file(WRITE ${LATHE_FORBIDDEN_HEADERS_DIR}/${header}
+    "#error \"<${header}> included above the engine: LibTorch, OpenCV and libjpeg stay in core/engine's .cpp files (DESIGN.md 1); use a torch-free engine header\"\n")
+endforeach()
+function(lathe_forbid_engine_internals target)
+  target_include_directories(${target} BEFORE PRIVATE ${LATHE_FORBIDDEN_HEADERS_DIR})
 endfunction()

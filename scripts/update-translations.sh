@@ -21,7 +21,7 @@ for f in json.load(sys.stdin):
     d = f.get("description", "")
     if d:
         print("    QT_TRANSLATE_NOOP(\"RunConfigSchema\", " + json.dumps(d) + "),")
-print("};")' > widgets/run_config_schema_strings.h
+print("};")' > widgets/train/run_config_schema_strings.h
 fi
 # lathe_en.ts: English is the source language, so only the plural forms of %n strings
 # ("%n image(s)" -> "1 image", "2 images"); scripts/fill-english-plurals.py writes those it can,

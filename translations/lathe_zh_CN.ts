@@ -3341,7 +3341,7 @@ annotations.json：%2</translation>
     </message>
 </context>
 <context>
-    <name>lathe::ui::ShardManifest</name>
+    <name>lathe::workspace::ShardManifest</name>
     <message>
         <source>%1: not a dataset.json; choose the dataset.json in a converted dataset&apos;s folder</source>
         <translation>%1：不是 dataset.json；请选择已转换数据集文件夹中的 dataset.json</translation>
@@ -3381,7 +3381,7 @@ Index: %2</source>
     </message>
 </context>
 <context>
-    <name>lathe::ui::SplitNames</name>
+    <name>lathe::workspace::SplitNames</name>
     <message>
         <source>Training</source>
         <translation>训练</translation>

@@ -1,10 +1,10 @@
 #include "bench_verbs.h"
 
-#include "folder_scan.h"
-#include "pipeline_bench.h"
+#include "engine/dataset/folder_scan.h"
+#include "engine/pipeline/pipeline_bench.h"
 #include "scan_verbs.h"
-#include "shard_converter.h"
-#include "tfrecord_reader.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/formats/tfrecord_reader.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

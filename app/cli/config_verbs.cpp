@@ -1,7 +1,7 @@
 #include "config_verbs.h"
 
-#include "engine_error.h"
-#include "run_config.h"
+#include "engine/base/engine_error.h"
+#include "engine/run/run_config.h"
 
 #include <CLI/CLI.hpp>
 

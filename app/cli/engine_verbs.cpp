@@ -1,9 +1,9 @@
 #include "engine_verbs.h"
 
-#include "demo_data.h"
+#include "engine/dataset/demo_data.h"
 #include "eval_verbs.h"
 #include "export_verbs.h"
-#include "runtime_info.h"
+#include "engine/base/runtime_info.h"
 #include "bench_verbs.h"
 #include "config_verbs.h"
 #include "model_verbs.h"

@@ -1,10 +1,11 @@
 #include "eval_verbs.h"
 
-#include "evaluation.h"
-#include "export_job.h"
-#include "grad_cam.h"
-#include "prediction.h"
-#include "runtime_info.h"
+#include "engine/base/file_io.h"
+#include "engine/inference/evaluation.h"
+#include "engine/export/export_job.h"
+#include "engine/inference/grad_cam.h"
+#include "engine/inference/prediction.h"
+#include "engine/base/runtime_info.h"
 
 #include <CLI/CLI.hpp>
 
@@ -152,9 +153,9 @@ void addEval(CLI::App &app, CliContext &context)
             if (!context.json)
                 std::cerr << '\n';
             if (!args->csv.empty())
-                engine::writeTextFileAtomic(args->csv, engine::metricsCsv(r.metrics));
+                engine::writeFileAtomically(args->csv, engine::metricsCsv(r.metrics));
             if (!args->predictions.empty())
-                engine::writeTextFileAtomic(args->predictions, engine::predictionsJsonl(r.predictions));
+                engine::writeFileAtomically(args->predictions, engine::predictionsJsonl(r.predictions));
             if (!args->save.empty())
                 engine::saveEvaluation(args->save, r);
             nlohmann::json doc = r.metrics;

@@ -1,7 +1,7 @@
 #include "model_verbs.h"
 
-#include "model_tools.h"
-#include "runtime_info.h"
+#include "engine/models/model_tools.h"
+#include "engine/base/runtime_info.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 #include "scan_verbs.h"
 
-#include "folder_scan.h"
+#include "engine/dataset/folder_scan.h"
 
 #include <CLI/CLI.hpp>
 

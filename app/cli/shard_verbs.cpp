@@ -1,7 +1,7 @@
 #include "shard_verbs.h"
 
 #include "scan_verbs.h"
-#include "shard_converter.h"
+#include "engine/dataset/shard_converter.h"
 
 #include <CLI/CLI.hpp>
 

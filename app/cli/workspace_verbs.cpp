@@ -1,8 +1,8 @@
 #include "workspace_verbs.h"
 
-#include "demo_project_job.h"
-#include "import_job.h"
-#include "project.h"
+#include "workspace/demo_project_job.h"
+#include "workspace/import_job.h"
+#include "workspace/project.h"
 
 #include <CLI/CLI.hpp>
 #include <QVariantMap>

@@ -1,10 +1,10 @@
 // lathe: the desktop workbench.
-#include "demo_project_job.h"
-#include "event_loop_monitor.h"
-#include "main_window.h"
-#include "runtime_info.h"
-#include "settings.h"
-#include "theme.h"
+#include "workspace/demo_project_job.h"
+#include "common/event_loop_monitor.h"
+#include "shell/main_window.h"
+#include "engine/base/runtime_info.h"
+#include "workspace/settings.h"
+#include "common/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,6 +1,6 @@
-#include "catalog.h"
+#include "workspace/catalog.h"
 
-#include "workspace_error.h"
+#include "workspace/workspace_error.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -1,8 +1,9 @@
 #pragma once
 
-#include "folder_scan.h"
+#include "engine/dataset/folder_scan.h"
 
 #include <QCoreApplication>
+#include <QMetaType>
 #include <QSqlDatabase>
 #include <QString>
 #include <QStringList>
@@ -57,7 +58,8 @@ struct ClassCount
     int count = 0;
 };
 
-// What an import changed.
+// What an import changed: Catalog::applyScan's, and an ImportJob's result
+// (Job::result().value<ImportSummary>()).
 struct ImportSummary
 {
     int datasetId = 0;
@@ -115,3 +117,5 @@ private:
 };
 
 } // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::ImportSummary)

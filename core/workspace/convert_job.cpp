@@ -1,9 +1,9 @@
-#include "convert_job.h"
+#include "workspace/convert_job.h"
 
-#include "catalog.h"
-#include "catalog_connection.h"
-#include "shard_converter.h"
-#include "workspace_error.h"
+#include "workspace/catalog.h"
+#include "workspace/project_connection.h"
+#include "engine/dataset/shard_converter.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QStringList>
@@ -18,7 +18,7 @@ ConvertJob::ConvertJob(Params params, QObject *parent)
 
 void ConvertJob::applyCatalog(engine::ConvertOptions &options) const
 {
-    CatalogConnection connection(m_params.databasePath);
+    ProjectConnection connection(m_params.databasePath);
     Catalog &catalog = connection.catalog();
     const int id = catalog.datasetId(m_params.datasetName);
     if (id == 0)
@@ -60,24 +60,18 @@ QVariant ConvertJob::execute()
     const engine::ConvertResult converted = engine::convertFolder(options, taskControl(tr("Converting to shards")));
     const engine::DatasetManifest &manifest = converted.manifest;
 
-    QStringList classes;
-    classes.reserve(int(manifest.classes.size()));
-    for (const std::string &name : manifest.classes)
-        classes << QString::fromStdString(name);
-    quint64 bytes = 0;
+    ConvertSummary summary;
+    summary.outDir = QString::fromStdString(converted.outDir.empty() ? options.outDir : converted.outDir);
+    summary.records = qint64(manifest.records);
+    summary.reencoded = qint64(manifest.reencoded);
+    summary.shards = qint64(manifest.shards.size());
     for (const engine::ShardInfo &shard : manifest.shards)
-        bytes += shard.bytes;
-
-    QVariantMap result;
-    result[QStringLiteral("outDir")] =
-        QString::fromStdString(converted.outDir.empty() ? options.outDir : converted.outDir);
-    result[QStringLiteral("records")] = qulonglong(manifest.records);
-    result[QStringLiteral("reencoded")] = qulonglong(manifest.reencoded);
-    result[QStringLiteral("shards")] = qulonglong(manifest.shards.size());
-    result[QStringLiteral("bytes")] = qulonglong(bytes);
-    result[QStringLiteral("rejected")] = qulonglong(manifest.rejected.size());
-    result[QStringLiteral("classes")] = classes;
-    return result;
+        summary.bytes += qint64(shard.bytes);
+    summary.rejected = qint64(manifest.rejected.size());
+    summary.classes.reserve(int(manifest.classes.size()));
+    for (const std::string &name : manifest.classes)
+        summary.classes << QString::fromStdString(name);
+    return QVariant::fromValue(summary);
 }
 
 } // namespace lathe::workspace

@@ -1,17 +1,31 @@
 #pragma once
 
-#include "job.h"
-#include "shard_converter.h"
+#include "workspace/job.h"
+#include "engine/dataset/shard_converter.h"
 
-#include <QVariantMap>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
 
 namespace lathe::workspace {
+
+// What a ConvertJob returns (Job::result().value<ConvertSummary>()); named apart from the
+// engine's ConvertResult, whose manifest it sums up.
+struct ConvertSummary
+{
+    QString outDir;      // the shards' folder, absolute and clean
+    qint64 records = 0;
+    qint64 reencoded = 0;
+    qint64 shards = 0;
+    qint64 bytes = 0;    // total of the shards
+    qint64 rejected = 0; // files left out
+    QStringList classes;
+};
 
 // Converts an image folder to record shards (engine::convertFolder) on this job's worker
 // thread: TFRecord shards with a DALI index beside each, and dataset.json. The engine writes
 // into a temporary folder that is renamed at the end, so a cancelled or failed conversion
-// leaves no output folder. Result: a QVariantMap with outDir, records, reencoded, shards
-// (count), bytes (total of the shards), rejected (count) and classes (QStringList).
+// leaves no output folder. Result: ConvertSummary.
 class ConvertJob : public Job
 {
     Q_OBJECT
@@ -51,3 +65,5 @@ private:
 };
 
 } // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::ConvertSummary)

@@ -1,14 +1,13 @@
-#include "demo_project_job.h"
+#include "workspace/demo_project_job.h"
 
-#include "demo_data.h"
-#include "import_job.h"
-#include "project.h"
-#include "workspace_error.h"
+#include "engine/dataset/demo_data.h"
+#include "workspace/import_job.h"
+#include "workspace/project.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QDirIterator>
 #include <QStandardPaths>
-#include <QVariantMap>
 
 namespace lathe::workspace {
 namespace {
@@ -54,12 +53,12 @@ QVariant DemoProjectJob::execute()
     if (!QDir().mkpath(m_params.root))
         throw WorkspaceError(tr("%1: cannot create the folder").arg(m_params.root));
 
-    QVariantMap result;
+    DemoProjectResult result;
     const bool reuseImages = QDir(images).exists() && !QDir(images).isEmpty();
     if (reuseImages) {
-        result[QStringLiteral("train")] = countPngs(QDir(images).filePath(QStringLiteral("train")));
-        result[QStringLiteral("val")] = countPngs(QDir(images).filePath(QStringLiteral("val")));
-        result[QStringLiteral("test")] = countPngs(QDir(images).filePath(QStringLiteral("test")));
+        result.train = countPngs(QDir(images).filePath(QStringLiteral("train")));
+        result.val = countPngs(QDir(images).filePath(QStringLiteral("val")));
+        result.test = countPngs(QDir(images).filePath(QStringLiteral("test")));
     } else {
         engine::DemoDataOptions options;
         options.outDir = images.toStdString();
@@ -69,9 +68,9 @@ QVariant DemoProjectJob::execute()
         options.valPerClass = m_params.valPerClass;
         options.testPerClass = m_params.testPerClass;
         const engine::DemoDataResult written = engine::writeDemoData(options, taskControl(tr("Writing demo images")));
-        result[QStringLiteral("train")] = written.trainImages;
-        result[QStringLiteral("val")] = written.valImages;
-        result[QStringLiteral("test")] = written.testImages;
+        result.train = written.trainImages;
+        result.val = written.valImages;
+        result.test = written.testImages;
     }
     checkCancel();
 
@@ -80,12 +79,12 @@ QVariant DemoProjectJob::execute()
     std::unique_ptr<Project> project = reuseProject ? Project::open(projectDir)
                                                     : Project::create(projectDir, tr("Fashion-MNIST demo"));
     project->setMeta(QStringLiteral("demo_images"), images);
-    project->setMeta(QStringLiteral("demo_train_images"), result[QStringLiteral("train")].toString());
-    project->setMeta(QStringLiteral("demo_val_images"), result[QStringLiteral("val")].toString());
-    project->setMeta(QStringLiteral("demo_test_images"), result[QStringLiteral("test")].toString());
+    project->setMeta(QStringLiteral("demo_train_images"), QString::number(result.train));
+    project->setMeta(QStringLiteral("demo_val_images"), QString::number(result.val));
+    project->setMeta(QStringLiteral("demo_test_images"), QString::number(result.test));
 
     const QString databasePath = project->databasePath();
-    result[QStringLiteral("project")] = project->folder();
+    result.project = project->folder();
     project.reset(); // the import opens its own connection
 
     // Import the images into the catalog (incremental: a second demo reads nothing again).
@@ -93,16 +92,13 @@ QVariant DemoProjectJob::execute()
     import.databasePath = databasePath;
     import.sourceDir = images;
     import.name = QStringLiteral("fashion-mnist");
-    const ImportSummary summary = ImportJob::importFolder(import, taskControl(tr("Importing demo images")));
-    result[QStringLiteral("import")] = ImportJob::toVariantMap(summary);
+    result.import = ImportJob::importFolder(import, taskControl(tr("Importing demo images")));
 
-    QStringList classes;
     for (const std::string &name : engine::fashionMnistClasses())
-        classes << QString::fromStdString(name);
-    result[QStringLiteral("images")] = images;
-    result[QStringLiteral("classes")] = classes;
-    result[QStringLiteral("reused")] = reuseImages && reuseProject;
-    return result;
+        result.classes << QString::fromStdString(name);
+    result.images = images;
+    result.reused = reuseImages && reuseProject;
+    return QVariant::fromValue(result);
 }
 
 } // namespace lathe::workspace

@@ -1,14 +1,32 @@
 #pragma once
 
-#include "job.h"
+#include "workspace/catalog.h"
+#include "workspace/job.h"
+
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
 
 namespace lathe::workspace {
+
+// What a DemoProjectJob returns (Job::result().value<DemoProjectResult>()).
+struct DemoProjectResult
+{
+    QString project;     // the project folder
+    QString images;      // the image folder
+    QStringList classes; // Fashion-MNIST's, in label order
+    int train = 0;       // images per split
+    int val = 0;
+    int test = 0;
+    bool reused = false; // both the images and the project were there already
+    ImportSummary import;
+};
 
 // Builds the demo: real Fashion-MNIST images as PNG class folders in ROOT/fashion-mnist
 // (train/, val/ and test/, so a demo run reports validation metrics), a Lathe project in
 // ROOT/project that records where they are, and the images imported into its catalog as the
-// dataset "fashion-mnist". Existing parts are reused, so running it again is quick. Result: a QVariantMap with project, images, classes, train, val, test, reused and
-// import (ImportJob's summary map).
+// dataset "fashion-mnist". Existing parts are reused, so running it again is quick. Result:
+// DemoProjectResult.
 class DemoProjectJob : public Job
 {
     Q_OBJECT
@@ -37,3 +55,5 @@ private:
 };
 
 } // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::DemoProjectResult)

@@ -1,43 +1,25 @@
 #pragma once
 
-#include "evaluation.h"
-#include "job.h"
+#include "workspace/evaluation_store.h"
+#include "workspace/job.h"
 
-#include <QCoreApplication>
 #include <QMetaType>
 #include <QString>
-#include <QVector>
 
 namespace lathe::workspace {
 
-// An evaluation as the project database keeps it (tables evaluations and predictions): the
-// Evaluate page shows a stored one at once instead of running the model again.
-struct StoredEvaluation
+// What an EvaluateJob returns (Job::result().value<EvaluateResult>()).
+struct EvaluateResult
 {
-    qint64 id = 0;
-    QString runDir;
-    QString checkpoint; // as asked: "best", "last" or a file
-    QString split;
-    QString created;    // ISO 8601, UTC
-    engine::EvalResult result; // classes, metrics, predictions by record
-};
-
-// A row of the evaluations table, without its predictions.
-struct EvaluationSummary
-{
-    qint64 id = 0;
-    QString runDir;
-    QString checkpoint;
-    QString split;
-    QString created;
-    bool tta = false;
+    qint64 evaluationId = 0; // the stored evaluation; 0 when no database was given
+    qint64 count = 0;        // images evaluated
     double top1 = 0;
-    qint64 count = 0;
+    qint64 skipped = 0;      // records that could not be read or decoded
 };
 
 // Runs a run's checkpoint over a split (engine::evaluate) on this job's worker thread, then
-// stores the metrics and every image's prediction in the project database through a
-// connection of its own. Result: a QVariantMap with evaluationId, count, top1, skipped.
+// stores the metrics and every image's prediction in the project database (EvaluationStore).
+// Result: EvaluateResult.
 class EvaluateJob : public Job
 {
     Q_OBJECT
@@ -45,7 +27,7 @@ class EvaluateJob : public Job
 public:
     struct Params
     {
-        QString databasePath; // the project's project.sqlite
+        QString databasePath; // the project's project.sqlite; empty: nothing is stored
         QString runDir;
         QString checkpoint = QStringLiteral("best");
         QString dataDir;      // empty: the run's data.shards
@@ -60,17 +42,6 @@ public:
 
     const Params &params() const { return m_params; }
 
-    // Storage, each on a connection of its own opened on the calling thread (a worker thread:
-    // the GUI never waits for the database). Throw WorkspaceError naming the database.
-    static qint64 store(const QString &databasePath, const QString &runDir, const QString &checkpoint,
-                        const QString &split, const engine::EvalResult &result);
-    static StoredEvaluation load(const QString &databasePath, qint64 evaluationId);
-    // The newest stored evaluation of that run, checkpoint, split and TTA setting; 0 when none.
-    static qint64 latest(const QString &databasePath, const QString &runDir, const QString &checkpoint,
-                         const QString &split, bool tta);
-    // Every stored evaluation of runDir (all runs when empty), newest first.
-    static QVector<EvaluationSummary> list(const QString &databasePath, const QString &runDir = {});
-
 protected:
     QVariant execute() override;
 
@@ -80,5 +51,4 @@ private:
 
 } // namespace lathe::workspace
 
-Q_DECLARE_METATYPE(lathe::workspace::StoredEvaluation)
-Q_DECLARE_METATYPE(lathe::workspace::EvaluationSummary)
+Q_DECLARE_METATYPE(lathe::workspace::EvaluateResult)

@@ -1,59 +1,23 @@
-#include "export_run_job.h"
+#include "workspace/export_run_job.h"
 
-#include "export_job.h" // the engine's exportModel (core/engine)
-#include "project_connection.h"
-#include "workspace_error.h"
+#include "engine/export/export_job.h" // the engine's exportModel (core/engine)
+#include "workspace/workspace_error.h"
 
-#include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
-#include <QVariantMap>
 
 #include <nlohmann/json.hpp>
 
 namespace lathe::workspace {
-namespace {
-
-QString projectFolder(const QString &databasePath)
-{
-    return QFileInfo(databasePath).absolutePath();
-}
-
-// Relative to the project folder when inside it, so a moved project keeps its history.
-QString storedPath(const QString &projectDir, const QString &path)
-{
-    const QString absolute = QDir::cleanPath(QDir(path).absolutePath());
-    const QString relative = QDir(projectDir).relativeFilePath(absolute);
-    return relative.startsWith(QLatin1String("..")) || QDir::isAbsolutePath(relative) ? absolute : relative;
-}
-
-QString absolutePath(const QString &projectDir, const QString &stored)
-{
-    return QDir::cleanPath(QDir(projectDir).absoluteFilePath(stored));
-}
-
-StoredExport fromRow(const QSqlQuery &query, const QString &projectDir)
-{
-    StoredExport e;
-    e.id = query.value(0).toLongLong();
-    e.created = query.value(1).toString();
-    e.runDir = absolutePath(projectDir, query.value(2).toString());
-    e.checkpoint = query.value(3).toString();
-    e.formats = query.value(4).toString().split(QLatin1Char(','), Qt::SkipEmptyParts);
-    e.outDir = absolutePath(projectDir, query.value(5).toString());
-    e.ok = query.value(6).toString() == QLatin1String("ok");
-    e.reportJson = query.value(7).toString();
-    return e;
-}
-
-const QString kColumns = QStringLiteral("id, created, run_dir, checkpoint, formats, out_dir, status, report_json");
-
-} // namespace
 
 ExportRunJob::ExportRunJob(Params params, QObject *parent)
     : Job(tr("Export %1").arg(QDir(params.runDir).dirName()), parent)
     , m_params(std::move(params))
 {
+}
+
+ExportRequest ExportRunJob::request() const
+{
+    return {m_params.runDir, m_params.checkpoint, m_params.formats, m_params.outDir};
 }
 
 QVariant ExportRunJob::execute()
@@ -84,7 +48,8 @@ QVariant ExportRunJob::execute()
         const QString message = QString::fromUtf8(e.what());
         if (!m_params.databasePath.isEmpty()) {
             try {
-                record(m_params, false, QString::fromStdString(nlohmann::json{{"error", e.what()}}.dump()));
+                ExportStore::record(m_params.databasePath, request(), false,
+                                    QString::fromStdString(nlohmann::json{{"error", e.what()}}.dump()));
             } catch (const std::exception &) {
                 // The export's own failure is what the user needs to read.
             }
@@ -92,58 +57,15 @@ QVariant ExportRunJob::execute()
         throw WorkspaceError(message);
     }
     checkCancel();
-    const bool ok = report.value("status", std::string()) == "passed";
-    const QString reportJson = QString::fromStdString(report.dump());
-    QVariantMap summary;
+    ExportRunResult result;
+    result.ok = report.value("status", std::string()) == "passed";
+    result.reportJson = QString::fromStdString(report.dump());
+    result.outDir = QString::fromStdString(options.outDir);
     if (!m_params.databasePath.isEmpty()) {
         reportProgress(1.0, tr("Recording the export"));
-        summary[QStringLiteral("exportId")] = record(m_params, ok, reportJson);
+        result.exportId = ExportStore::record(m_params.databasePath, request(), result.ok, result.reportJson);
     }
-    summary[QStringLiteral("outDir")] = QString::fromStdString(options.outDir);
-    summary[QStringLiteral("ok")] = ok;
-    summary[QStringLiteral("report")] = reportJson;
-    return summary;
-}
-
-qint64 ExportRunJob::record(const Params &params, bool ok, const QString &reportJson)
-{
-    ProjectConnection connection(params.databasePath);
-    const QString projectDir = projectFolder(params.databasePath);
-    QSqlQuery insert = connection.prepare(
-        QStringLiteral("INSERT INTO exports (created, run_dir, checkpoint, formats, out_dir, status, report_json)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?)"));
-    insert.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
-    insert.addBindValue(storedPath(projectDir, params.runDir));
-    insert.addBindValue(params.checkpoint);
-    insert.addBindValue(params.formats.join(QLatin1Char(',')));
-    insert.addBindValue(storedPath(projectDir, params.outDir));
-    insert.addBindValue(ok ? QStringLiteral("ok") : QStringLiteral("failed"));
-    insert.addBindValue(reportJson);
-    connection.exec(insert);
-    return insert.lastInsertId().toLongLong();
-}
-
-StoredExport ExportRunJob::load(const QString &databasePath, qint64 exportId)
-{
-    ProjectConnection connection(databasePath);
-    QSqlQuery query = connection.prepare(QStringLiteral("SELECT %1 FROM exports WHERE id = ?").arg(kColumns));
-    query.addBindValue(exportId);
-    connection.exec(query);
-    if (!query.next())
-        throw WorkspaceError(tr("%1: there is no recorded export %2").arg(databasePath).arg(exportId));
-    return fromRow(query, projectFolder(databasePath));
-}
-
-QVector<StoredExport> ExportRunJob::list(const QString &databasePath)
-{
-    ProjectConnection connection(databasePath);
-    QSqlQuery query = connection.prepare(QStringLiteral("SELECT %1 FROM exports ORDER BY id DESC").arg(kColumns));
-    connection.exec(query);
-    const QString projectDir = projectFolder(databasePath);
-    QVector<StoredExport> out;
-    while (query.next())
-        out.append(fromRow(query, projectDir));
-    return out;
+    return QVariant::fromValue(result);
 }
 
 } // namespace lathe::workspace

@@ -1,14 +1,14 @@
-#include "import_job.h"
+#include "workspace/import_job.h"
 
-#include "catalog.h"
-#include "catalog_connection.h"
-#include "workspace_error.h"
+#include "workspace/catalog.h"
+#include "workspace/project_connection.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QVariantMap>
 
 namespace lathe::workspace {
+
 ImportJob::ImportJob(Params params, QObject *parent)
     : Job(tr("Import images"), parent)
     , m_params(std::move(params))
@@ -17,7 +17,7 @@ ImportJob::ImportJob(Params params, QObject *parent)
 
 QVariant ImportJob::execute()
 {
-    return toVariantMap(importFolder(m_params, taskControl(tr("Scanning images"))));
+    return QVariant::fromValue(importFolder(m_params, taskControl(tr("Scanning images"))));
 }
 
 ImportSummary ImportJob::importFolder(const Params &params, const engine::TaskControl &control)
@@ -28,7 +28,7 @@ ImportSummary ImportJob::importFolder(const Params &params, const engine::TaskCo
     const QString sourceDir = QDir::cleanPath(QDir(params.sourceDir).absolutePath());
     const QString name = params.name.isEmpty() ? QFileInfo(sourceDir).fileName() : params.name;
 
-    CatalogConnection connection(dbPath);
+    ProjectConnection connection(dbPath);
     Catalog &catalog = connection.catalog();
     engine::ScanOptions options;
     options.root = sourceDir.toStdString();
@@ -46,21 +46,6 @@ ImportSummary ImportJob::importFolder(const Params &params, const engine::TaskCo
     control.checkCancel(); // the last moment at which cancelling still leaves the catalog untouched
     control.report(1.0, tr("Updating the catalog").toStdString());
     return catalog.applyScan(name, options, scan);
-}
-
-QVariantMap ImportJob::toVariantMap(const ImportSummary &summary)
-{
-    QVariantMap result;
-    result[QStringLiteral("datasetId")] = summary.datasetId;
-    result[QStringLiteral("added")] = summary.added;
-    result[QStringLiteral("removed")] = summary.removed;
-    result[QStringLiteral("changed")] = summary.changed;
-    result[QStringLiteral("unchanged")] = summary.unchanged;
-    result[QStringLiteral("ok")] = summary.ok;
-    result[QStringLiteral("rejected")] = summary.rejected;
-    result[QStringLiteral("duplicates")] = summary.duplicates;
-    result[QStringLiteral("nearDuplicateGroups")] = summary.nearDuplicateGroups;
-    return result;
 }
 
 } // namespace lathe::workspace

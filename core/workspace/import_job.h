@@ -1,15 +1,14 @@
 #pragma once
 
-#include "catalog.h"
-#include "job.h"
+#include "workspace/catalog.h"
+#include "workspace/job.h"
 
 namespace lathe::workspace {
 
 // Imports (or re-imports, incrementally) an image folder into a project's catalog: scans it
 // with engine::scanFolder on this job's worker thread, using its own database connection,
 // then applies the result in one transaction. Cancelling during the scan leaves the catalog
-// exactly as it was. Result: a QVariantMap with datasetId, added, removed, changed,
-// unchanged, ok, rejected, duplicates and nearDuplicateGroups.
+// exactly as it was. Result: ImportSummary (catalog.h).
 class ImportJob : public Job
 {
     Q_OBJECT
@@ -31,7 +30,6 @@ public:
     // The import itself, on the calling thread (the job, the demo, lathe-cli). Throws
     // WorkspaceError, EngineError or Cancelled.
     static ImportSummary importFolder(const Params &params, const engine::TaskControl &control);
-    static QVariantMap toVariantMap(const ImportSummary &summary);
 
 protected:
     QVariant execute() override;

@@ -1,6 +1,6 @@
-#include "job.h"
+#include "workspace/job.h"
 
-#include "workspace_error.h"
+#include "workspace/workspace_error.h"
 
 #include <QMutexLocker>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "task_control.h"
+#include "engine/base/task_control.h"
 
 #include <QAtomicInt>
 #include <QElapsedTimer>

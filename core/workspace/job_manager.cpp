@@ -1,6 +1,6 @@
-#include "job_manager.h"
+#include "workspace/job_manager.h"
 
-#include "job.h"
+#include "workspace/job.h"
 
 namespace lathe::workspace {
 

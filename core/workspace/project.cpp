@@ -1,8 +1,8 @@
-#include "project.h"
+#include "workspace/project.h"
 
-#include "project_database.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/project_database.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QAtomicInteger>
 #include <QDateTime>

@@ -1,8 +1,9 @@
-#include "project_connection.h"
+#include "workspace/project_connection.h"
 
-#include "project_database.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/catalog.h"
+#include "workspace/project_database.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QAtomicInteger>
 #include <QSqlError>
@@ -26,6 +27,7 @@ ProjectConnection::ProjectConnection(const QString &databasePath)
         // Normally Project::open has migrated already; a file handed over directly may be older.
         if (version < projectMigrations().back().version)
             migrate(m_db, projectMigrations(), databasePath);
+        m_catalog = std::make_unique<Catalog>(m_db);
     } catch (...) {
         m_db = QSqlDatabase();
         QSqlDatabase::removeDatabase(m_name);
@@ -35,6 +37,7 @@ ProjectConnection::ProjectConnection(const QString &databasePath)
 
 ProjectConnection::~ProjectConnection()
 {
+    m_catalog.reset(); // its copy of the connection must go before the connection is removed
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_name);

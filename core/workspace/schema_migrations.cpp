@@ -1,6 +1,6 @@
-#include "schema_migrations.h"
+#include "workspace/schema_migrations.h"
 
-#include "workspace_error.h"
+#include "workspace/workspace_error.h"
 
 #include <QCoreApplication>
 #include <QSqlError>

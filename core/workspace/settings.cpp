@@ -1,6 +1,6 @@
-#include "settings.h"
+#include "workspace/settings.h"
 
-#include "weights_download_job.h"
+#include "workspace/weights_download_job.h"
 
 #include <QDir>
 

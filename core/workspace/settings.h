@@ -1,6 +1,6 @@
 #pragma once
 
-#include "setting_value.h"
+#include "workspace/setting_value.h"
 
 #include <QByteArray>
 #include <QStringList>

@@ -1,10 +1,37 @@
-#include "train_job.h"
+#include "workspace/train_job.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMutexLocker>
 
 namespace lathe::workspace {
+namespace {
+
+QString stringAt(const nlohmann::json &summary, const char *key)
+{
+    const auto it = summary.find(key);
+    return it != summary.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+TrainResult toTrainResult(const nlohmann::json &summary)
+{
+    TrainResult result;
+    result.runDir = stringAt(summary, "run_dir");
+    result.epochs = summary.value("epochs", qint64(0));
+    result.steps = summary.value("steps", qint64(0));
+    result.stoppedEarly = summary.value("stopped_early", false);
+    result.bestMetric = stringAt(summary, "best_metric");
+    if (const auto it = summary.find("best_value"); it != summary.end() && it->is_number())
+        result.bestValue = it->get<double>();
+    result.bestCheckpoint = stringAt(summary, "best_checkpoint");
+    result.lastCheckpoint = stringAt(summary, "last_checkpoint");
+    result.featureCache = summary.value("feature_cache", false);
+    if (const auto it = summary.find("metrics"); it != summary.end() && it->is_object())
+        result.metrics = QJsonDocument::fromJson(QByteArray::fromStdString(it->dump())).object();
+    return result;
+}
+
+} // namespace
 
 TrainJob::TrainJob(Params params, QObject *parent)
     : Job(tr("Training %1").arg(QFileInfo(params.runDir).fileName()), parent)
@@ -68,13 +95,19 @@ QVariant TrainJob::execute()
             reportProgress(std::min(1.0, (event.value("epoch", 0.0) + 1) / epochs),
                            tr("Epoch %1 of %2").arg(event.value("epoch", 0) + 1).arg(epochs));
     };
+    // A stopped run throws engine::Cancelled once its checkpoint is written: the job ends with
+    // cancelled() as the other jobs do, and the run folder can be resumed.
+    control.throwWhenCancelled = true;
     const std::string dir = m_params.runDir.toStdString();
-    const nlohmann::json summary =
-        m_params.resume ? engine::resume(dir, control) : engine::train(m_params.config, dir, control);
-    Q_EMIT eventsAvailable(); // whatever is still queued
-    if (summary.value("status", std::string()) == "cancelled")
-        checkCancel(); // ends the job as cancelled; the run folder has its checkpoint
-    return QJsonDocument::fromJson(QByteArray::fromStdString(summary.dump())).object().toVariantMap();
+    nlohmann::json summary;
+    try {
+        summary = m_params.resume ? engine::resume(dir, control) : engine::train(m_params.config, dir, control);
+    } catch (...) {
+        Q_EMIT eventsAvailable(); // whatever is still queued
+        throw;
+    }
+    Q_EMIT eventsAvailable();
+    return QVariant::fromValue(toTrainResult(summary));
 }
 
 } // namespace lathe::workspace

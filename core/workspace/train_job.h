@@ -1,15 +1,34 @@
 #pragma once
 
-#include "job.h"
-#include "run_config.h"
-#include "trainer.h"
+#include "workspace/job.h"
+#include "engine/run/run_config.h"
+#include "engine/training/trainer.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>
 #include <QList>
+#include <QMetaType>
 #include <QMutex>
+#include <QString>
+
+#include <optional>
 
 namespace lathe::workspace {
+
+// What a finished TrainJob returns (Job::result().value<TrainResult>()): the trainer's summary.
+struct TrainResult
+{
+    QString runDir;
+    qint64 epochs = 0;
+    qint64 steps = 0;
+    bool stoppedEarly = false;
+    QString bestMetric;              // the run's checkpoints.best_metric
+    std::optional<double> bestValue; // none when no epoch measured it
+    QString bestCheckpoint;          // empty when the run has none
+    QString lastCheckpoint;
+    bool featureCache = false;       // trained on cached backbone features
+    QJsonObject metrics;             // the last epoch's
+};
 
 // A training run (engine::train, or engine::resume of an existing run folder) on a worker
 // thread. The trainer's events (step, epoch, checkpoint, log, ...) are queued and announced
@@ -59,3 +78,5 @@ private:
 };
 
 } // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::TrainResult)

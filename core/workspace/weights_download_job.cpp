@@ -1,7 +1,7 @@
-#include "weights_download_job.h"
+#include "workspace/weights_download_job.h"
 
-#include "sha256.h"
-#include "workspace_error.h"
+#include "engine/base/sha256.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -152,20 +152,6 @@ QString defaultWeightsCacheDir()
     return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/weights");
 }
 
-QVariantMap CachedWeights::toVariantMap() const
-{
-    QVariantMap map;
-    map[QStringLiteral("path")] = path;
-    map[QStringLiteral("fileName")] = QString::fromStdString(weights.fileName);
-    map[QStringLiteral("arch")] = QString::fromStdString(weights.arch);
-    map[QStringLiteral("id")] = QString::fromStdString(weights.id);
-    map[QStringLiteral("sha256")] = sha256;
-    map[QStringLiteral("bytes")] = bytes;
-    map[QStringLiteral("downloaded")] = downloaded;
-    map[QStringLiteral("resumedFrom")] = resumedFrom;
-    return map;
-}
-
 CachedWeights importWeightsFile(const QString &path, const std::vector<engine::ZooWeights> &zoo,
                                 const QString &cacheDir, const engine::TaskControl &control)
 {
@@ -259,7 +245,7 @@ QVariant WeightsDownloadJob::execute()
             out.sha256 = QString::fromStdString(match.sha256);
             out.bytes = qint64(match.bytes);
             reportProgress(1.0, tr("%1 is already in the cache").arg(name));
-            return out.toVariantMap();
+            return QVariant::fromValue(out);
         }
         // A damaged copy (or another file under this name): fetch the real one.
         if (!QFile::remove(out.path))
@@ -273,7 +259,7 @@ QVariant WeightsDownloadJob::execute()
                                      .arg(QString::fromStdString(w.url)));
     }
     out.downloaded = true;
-    return out.toVariantMap();
+    return QVariant::fromValue(out);
 }
 
 WeightsDownloadJob::Attempt WeightsDownloadJob::transfer(CachedWeights &out)
@@ -458,7 +444,7 @@ WeightsImportJob::WeightsImportJob(Params params, QObject *parent)
 QVariant WeightsImportJob::execute()
 {
     const QString cacheDir = m_params.cacheDir.isEmpty() ? defaultWeightsCacheDir() : m_params.cacheDir;
-    return importWeightsFile(m_params.sourcePath, m_params.zoo, cacheDir, taskControl()).toVariantMap();
+    return QVariant::fromValue(importWeightsFile(m_params.sourcePath, m_params.zoo, cacheDir, taskControl()));
 }
 
 } // namespace lathe::workspace

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "job.h"
-#include "model_zoo.h"
+#include "workspace/job.h"
+#include "engine/models/model_zoo.h"
 
+#include <QMetaType>
 #include <QString>
-#include <QVariantMap>
 
 #include <vector>
 
@@ -14,7 +14,8 @@ namespace lathe::workspace {
 // QStandardPaths::CacheLocation + "/weights".
 QString defaultWeightsCacheDir();
 
-// A verified weights file in the cache.
+// A verified weights file in the cache: what WeightsDownloadJob and WeightsImportJob return
+// (Job::result().value<CachedWeights>()).
 struct CachedWeights
 {
     QString path;           // <cacheDir>/<catalog file name>
@@ -23,8 +24,6 @@ struct CachedWeights
     engine::ZooWeights weights;
     bool downloaded = false; // false: it was already in the cache, or was imported
     qint64 resumedFrom = 0;  // bytes a previous, interrupted download had left
-
-    QVariantMap toVariantMap() const; // path, fileName, arch, id, sha256, bytes, downloaded, resumedFrom
 };
 
 // Copies a user's weights file into the cache under its catalog file name, hashing it on the
@@ -42,7 +41,7 @@ CachedWeights importWeightsFile(const QString &path, const std::vector<engine::Z
 // SHA-256 must start with the catalog's prefix, or the .part is deleted and the job fails
 // naming the file and both prefixes; a good file is fsynced and renamed into place. A file
 // already in the cache that verifies ends the job at once, without a request.
-// Result: CachedWeights::toVariantMap().
+// Result: CachedWeights.
 class WeightsDownloadJob : public Job
 {
     Q_OBJECT
@@ -72,7 +71,7 @@ private:
     const QString m_cacheDir;
 };
 
-// importWeightsFile() on a worker thread. Result: CachedWeights::toVariantMap().
+// importWeightsFile() on a worker thread. Result: CachedWeights.
 class WeightsImportJob : public Job
 {
     Q_OBJECT
@@ -95,3 +94,5 @@ private:
 };
 
 } // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::CachedWeights)

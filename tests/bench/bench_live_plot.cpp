@@ -11,8 +11,8 @@
 //
 //   bench_live_plot [--preload N] [--stream N] [--rate STEPS_PER_S]
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
-#include "event_loop_monitor.h"
-#include "training_curves.h"
+#include "common/event_loop_monitor.h"
+#include "train/training_curves.h"
 
 #include <qcustomplot.h>
 

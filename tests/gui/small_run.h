@@ -1,6 +1,6 @@
 #pragma once
 
-#include "run_config.h"
+#include "engine/run/run_config.h"
 
 #include <string>
 

@@ -2,17 +2,17 @@
 // validation as typed), the ConvertJob on the page's JobManager, the Shards tab against the
 // dataset.json the engine wrote, Open Converted Dataset on good and malformed files, and a
 // cancelled conversion that leaves no output folder.
-#include "catalog.h"
-#include "convert_dialog.h"
-#include "convert_job.h"
-#include "data_page.h"
-#include "demo_data.h"
-#include "job.h"
-#include "job_manager.h"
-#include "project.h"
-#include "shard_counts_model.h"
-#include "shard_manifest.h"
-#include "shard_table_model.h"
+#include "workspace/catalog.h"
+#include "data/convert_dialog.h"
+#include "workspace/convert_job.h"
+#include "data/data_page.h"
+#include "engine/dataset/demo_data.h"
+#include "workspace/job.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "data/shard_counts_model.h"
+#include "workspace/shard_manifest.h"
+#include "data/shard_table_model.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -197,7 +197,7 @@ private Q_SLOTS:
         QMap<QString, int> shardsPerSplit;
         for (int row = 0; row < shards.size(); ++row) {
             const QJsonObject shard = shards.at(row).toObject();
-            const ui::ShardManifest::Shard &shown = model->shard(row);
+            const workspace::ShardManifest::Shard &shown = model->shard(row);
             QCOMPARE(shown.file, shard.value(QStringLiteral("file")).toString());
             QCOMPARE(shown.split, shard.value(QStringLiteral("split")).toString());
             QCOMPARE(shown.records, shard.value(QStringLiteral("records")).toInteger());
@@ -218,7 +218,7 @@ private Q_SLOTS:
         QCOMPARE(shardsPerSplit.value(QStringLiteral("test")), 2);  // 10 records
 
         // Counts per class and split, with totals.
-        const ui::ShardManifest &manifest = m_page->shardManifest();
+        const workspace::ShardManifest &manifest = m_page->shardManifest();
         QCOMPARE(manifest.records, qint64(m_usable));
         QCOMPARE(manifest.splitRecords(QStringLiteral("train")), 30);
         QCOMPARE(manifest.splitRecords(QStringLiteral("test")), 10);

@@ -5,22 +5,22 @@
 // cell, the per-class table, the highest-loss gallery, Grad-CAM, relabel/exclude in the
 // catalog, prediction of new files (good and bad) and the CSV/JSON exports.
 #include "small_run.h"
-#include "calibration_plot.h"
-#include "catalog.h"
-#include "catalog_connection.h"
-#include "class_metrics_model.h"
-#include "confusion_matrix_view.h"
-#include "demo_data.h"
-#include "evaluate_job.h"
-#include "evaluate_page.h"
-#include "grad_cam_view.h"
-#include "import_job.h"
-#include "job_manager.h"
-#include "prediction_gallery_model.h"
-#include "project.h"
-#include "run_config.h"
-#include "shard_converter.h"
-#include "trainer.h"
+#include "evaluate/calibration_plot.h"
+#include "workspace/catalog.h"
+#include "workspace/project_connection.h"
+#include "evaluate/class_metrics_model.h"
+#include "evaluate/confusion_matrix_view.h"
+#include "engine/dataset/demo_data.h"
+#include "workspace/evaluate_job.h"
+#include "evaluate/evaluate_page.h"
+#include "evaluate/grad_cam_view.h"
+#include "workspace/import_job.h"
+#include "workspace/job_manager.h"
+#include "evaluate/prediction_gallery_model.h"
+#include "workspace/project.h"
+#include "engine/run/run_config.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/training/trainer.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -377,7 +377,7 @@ void TestEvaluatePage::relabelAndExcludeReachTheCatalog()
     QTRY_VERIFY_WITH_TIMEOUT(changed.size() == 2 || !failed.isEmpty(), 20000);
     QVERIFY(failed.isEmpty());
 
-    workspace::CatalogConnection connection(m_project->databasePath());
+    workspace::ProjectConnection connection(m_project->databasePath());
     workspace::Catalog &catalog = connection.catalog();
     const int dataset = catalog.datasetId(QStringLiteral("demo"));
     QVERIFY(dataset > 0);

@@ -4,14 +4,14 @@
 // the project database and the history of a page opened afresh, the hand-off from other pages,
 // a failed export (recorded with its reason) and a cancelled one (not recorded).
 #include "small_run.h"
-#include "demo_data.h"
-#include "export_page.h"
-#include "export_run_job.h"
-#include "job_manager.h"
-#include "project.h"
-#include "run_config.h"
-#include "shard_converter.h"
-#include "trainer.h"
+#include "engine/dataset/demo_data.h"
+#include "export/export_page.h"
+#include "workspace/export_run_job.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "engine/run/run_config.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/training/trainer.h"
 
 #include <QCheckBox>
 #include <QClipboard>

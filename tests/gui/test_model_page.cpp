@@ -2,10 +2,10 @@
 // catalog's accuracy and cache state, the stage table and trainable count for each freezing
 // policy (the counts come from the engine building the real network), editable learning-rate
 // multipliers, weight sources, and the choice saved with the project.
-#include "backbone_table_model.h"
-#include "model_page.h"
-#include "project.h"
-#include "stage_table_model.h"
+#include "model/backbone_table_model.h"
+#include "model/model_page.h"
+#include "workspace/project.h"
+#include "model/stage_table_model.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -2,22 +2,22 @@
 // the project's converted datasets are listed, the preview shows the training images through
 // the list, editing the list (add, bad parameters, probability) redraws or refuses with a
 // reason, re-roll draws new parameters, and the settings come back with the project.
-#include "augmentation_editor.h"
-#include "augmentation_preview_grid.h"
-#include "demo_data.h"
-#include "device_picker.h"
-#include "run_config.h"
-#include "run_presets.h"
-#include "project.h"
-#include "shard_converter.h"
-#include "job_manager.h"
-#include "lr_schedule_preview.h"
-#include "run_config_form.h"
-#include "run_table_model.h"
-#include "runs_page.h"
-#include "train_job.h"
-#include "train_page.h"
-#include "training_curves.h"
+#include "train/augmentation_editor.h"
+#include "train/augmentation_preview_grid.h"
+#include "engine/dataset/demo_data.h"
+#include "train/device_picker.h"
+#include "engine/run/run_config.h"
+#include "workspace/run_presets.h"
+#include "workspace/project.h"
+#include "engine/dataset/shard_converter.h"
+#include "workspace/job_manager.h"
+#include "train/lr_schedule_preview.h"
+#include "train/run_config_form.h"
+#include "runs/run_table_model.h"
+#include "runs/runs_page.h"
+#include "workspace/train_job.h"
+#include "train/train_page.h"
+#include "train/training_curves.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -64,7 +64,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // presets go to a test config folder
-        QDir(ui::RunPresets::folder()).removeRecursively();
+        QDir(workspace::RunPresets::folder()).removeRecursively();
         QVERIFY(m_tmp.isValid());
         const QString images = m_tmp.filePath(QStringLiteral("images"));
         engine::DemoDataOptions demo;
@@ -257,9 +257,9 @@ private Q_SLOTS:
 
     void builtInPresetsAreValid()
     {
-        const QList<ui::RunPresets::Preset> presets = ui::RunPresets::builtIns();
+        const QList<workspace::RunPresets::Preset> presets = workspace::RunPresets::builtIns();
         QCOMPARE(presets.size(), 2);
-        for (const ui::RunPresets::Preset &p : presets) {
+        for (const workspace::RunPresets::Preset &p : presets) {
             engine::RunConfig config = engine::parseRunConfig(p.config);
             config.data.shards = "shards"; // the project's, when applied
             engine::validateRunConfig(config); // throws when not
@@ -298,7 +298,7 @@ private Q_SLOTS:
         Q_EMIT lr->editingFinished();
         page.imageSizeEdit()->setValue(64);
         QCOMPARE(page.savePreset(QStringLiteral("My recipe")), QString());
-        QVERIFY(QFileInfo::exists(QDir(ui::RunPresets::folder()).filePath(QStringLiteral("My recipe.json"))));
+        QVERIFY(QFileInfo::exists(QDir(workspace::RunPresets::folder()).filePath(QStringLiteral("My recipe.json"))));
         QVERIFY(page.presetNames().contains(QStringLiteral("My recipe")));
         QVERIFY(page.applyPreset(QStringLiteral("Train from scratch")));
         QCOMPARE(page.imageSizeEdit()->value(), 0);
@@ -310,12 +310,12 @@ private Q_SLOTS:
 
         // A built-in's name is refused; a damaged file is reported, not loaded.
         QVERIFY(!page.savePreset(QStringLiteral("train from scratch")).isEmpty());
-        QFile bad(QDir(ui::RunPresets::folder()).filePath(QStringLiteral("bad.json")));
+        QFile bad(QDir(workspace::RunPresets::folder()).filePath(QStringLiteral("bad.json")));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write(R"({"version": 1, "name": "bad", "config": {"optimizer": {"lr": -1}}})");
         bad.close();
         QStringList problems;
-        ui::RunPresets::userPresets(&problems);
+        workspace::RunPresets::userPresets(&problems);
         QCOMPARE(problems.size(), 1);
         QVERIFY(problems.first().contains(QStringLiteral("bad.json")));
         QVERIFY(problems.first().contains(QStringLiteral("optimizer.lr")));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine_error.h"
+#include "engine/base/engine_error.h"
 
 #include <zlib.h>
 

@@ -1,10 +1,10 @@
-#include "catalog.h"
-#include "demo_data.h"
-#include "import_job.h"
-#include "job_manager.h"
-#include "project.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/catalog.h"
+#include "engine/dataset/demo_data.h"
+#include "workspace/import_job.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,9 +1,9 @@
 // The project database's stored evaluations (EvaluateJob::store/load/latest/list and the
 // schema migration that adds them), on hand-made predictions with computeMetrics' metrics.
-#include "evaluate_job.h"
-#include "project.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/evaluate_job.h"
+#include "workspace/project.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QSqlQuery>

@@ -1,10 +1,10 @@
 // The project database's record of exports (ExportRunJob::record/load/list and the schema
 // migration that adds the table): paths inside the project are kept relative to it, so a moved
 // project keeps its history; paths outside stay absolute.
-#include "export_run_job.h"
-#include "project.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/export_run_job.h"
+#include "workspace/project.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QSqlQuery>

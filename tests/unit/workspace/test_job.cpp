@@ -1,12 +1,12 @@
-#include "catalog.h"
-#include "catalog_connection.h"
-#include "convert_job.h"
-#include "demo_project_job.h"
-#include "shard_converter.h"
-#include "job.h"
-#include "job_manager.h"
-#include "project.h"
-#include "workspace_error.h"
+#include "workspace/catalog.h"
+#include "workspace/project_connection.h"
+#include "workspace/convert_job.h"
+#include "workspace/demo_project_job.h"
+#include "engine/dataset/shard_converter.h"
+#include "workspace/job.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "workspace/workspace_error.h"
 
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -278,7 +278,7 @@ private Q_SLOTS:
         const QString dbPath = QDir(job->result().toMap().value(QStringLiteral("project")).toString())
                                    .filePath(QString::fromLatin1(Project::kDatabaseFile));
         {
-            CatalogConnection connection(dbPath);
+            ProjectConnection connection(dbPath);
             Catalog &catalog = connection.catalog();
             const int id = catalog.datasetId(QStringLiteral("fashion-mnist"));
             const QVector<CatalogImage> images = catalog.images(id);

@@ -1,6 +1,6 @@
-#include "project.h"
-#include "schema_migrations.h"
-#include "workspace_error.h"
+#include "workspace/project.h"
+#include "workspace/schema_migrations.h"
+#include "workspace/workspace_error.h"
 
 #include <QCryptographicHash>
 #include <QDir>

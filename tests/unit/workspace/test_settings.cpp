@@ -1,4 +1,4 @@
-#include "settings.h"
+#include "workspace/settings.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,8 +1,8 @@
-#include "job.h"
-#include "job_manager.h"
-#include "model_zoo.h"
-#include "weights_download_job.h"
-#include "workspace_error.h"
+#include "workspace/job.h"
+#include "workspace/job_manager.h"
+#include "engine/models/model_zoo.h"
+#include "workspace/weights_download_job.h"
+#include "workspace/workspace_error.h"
 
 #include <QCryptographicHash>
 #include <QDir>

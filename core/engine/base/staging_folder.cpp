@@ -1,0 +1,53 @@
+#include "engine/base/staging_folder.h"
+
+#include "engine/base/engine_error.h"
+
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace lathe::engine {
+
+void StagingFolder::checkTarget(const fs::path &finalPath)
+{
+    std::error_code ec;
+    if (!fs::exists(finalPath, ec))
+        return;
+    if (!fs::is_directory(finalPath, ec))
+        throw EngineError(finalPath.string() + ": exists and is not a folder");
+    if (!fs::is_empty(finalPath, ec))
+        throw EngineError(finalPath.string() + ": folder is not empty; choose a new or empty folder");
+}
+
+StagingFolder::StagingFolder(const fs::path &finalPath)
+    : m_final(fs::absolute(finalPath).lexically_normal())
+{
+    checkTarget(m_final);
+    m_path = m_final.parent_path() / ("." + m_final.filename().string() + ".partial-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(m_path, ec); // a leftover of an earlier process with the same pid
+    fs::create_directories(m_path, ec);
+    if (ec)
+        throw EngineError(m_path.string() + ": cannot create (" + ec.message() + ")");
+}
+
+StagingFolder::~StagingFolder()
+{
+    if (!m_committed) {
+        std::error_code ignored;
+        fs::remove_all(m_path, ignored);
+    }
+}
+
+void StagingFolder::commit()
+{
+    checkTarget(m_final);
+    std::error_code ec;
+    fs::remove(m_final, ec); // an empty folder, if any
+    fs::rename(m_path, m_final, ec);
+    if (ec)
+        throw EngineError(m_final.string() + ": cannot move the finished folder into place (" + ec.message() + ")");
+    m_committed = true;
+}
+
+} // namespace lathe::engine

@@ -1,0 +1,106 @@
+#pragma once
+
+// Torch-free: the workspace's evaluation Job, the Evaluate page and lathe-cli call it.
+
+#include "engine/base/task_control.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::engine {
+
+struct EvalOptions
+{
+    std::string runDir;
+    std::string checkpoint = "best"; // resolveCheckpoint's names or a file; "best" falls back to "last"
+    std::string dataDir;             // shards (dataset.json); empty: the run's data.shards
+    std::string split = "val";
+    // Test-time augmentation: the image is resized as for evaluation but cropped ttaCrops ways
+    // (1: the center crop; 5: the four corners and the center of the resizeSize square, as
+    // torchvision's FiveCrop), each also mirrored; the softmax probabilities are averaged.
+    bool tta = false;
+    int ttaCrops = 5;
+    int batchSize = 64;
+    int topK = 5;   // classes kept per prediction
+    int threads = 0; // decoding threads; 0: every hardware thread
+    std::string device; // "cpu", "cuda:N"; empty: the first CUDA device when there is one
+};
+
+// One image of the split.
+struct Prediction
+{
+    std::uint64_t record = 0; // position in the split (shard by shard, record by record)
+    std::string filename;
+    int label = 0;
+    std::vector<int> topClasses; // most probable first
+    std::vector<float> topProbs;
+    float loss = 0; // -log p(label)
+};
+
+struct EvalResult
+{
+    std::vector<std::string> classes;
+    std::vector<Prediction> predictions; // by record
+    nlohmann::json metrics;              // computeMetrics' object plus the evaluation's context
+};
+
+// Runs a run's checkpoint over a split with the evaluation transform (the one the trainer
+// validated with, so top-1 equals the trainer's val_top1 for the same checkpoint and split).
+// Records that cannot be read or decoded are left out and listed in metrics "errors"
+// (metrics "skipped" counts them). The dataset's classes must be the run's (same names, same
+// order). metrics also holds: run_dir, checkpoint, checkpoint_step, data_dir, split, tta,
+// tta_views, arch, image_size, resize_size. Throws EngineError or Cancelled.
+EvalResult evaluate(const EvalOptions &options, const TaskControl &control = {});
+
+// Metrics of predicted class probabilities (rows sum to 1) against labels. A pure function;
+// labels must lie in [0, classes.size()) and every row must have classes.size() entries
+// (EngineError otherwise). The prediction is a row's most probable class (lowest index on ties).
+// The object:
+//   count, loss (mean -log p(label), p clamped to 1e-30), top1, top5 (null when < 5 classes)
+//   per_class: [{class, index, precision, recall, f1, support, predicted}]
+//       precision = TP / predicted, recall = TP / support, f1 = 2PR / (P + R); a ratio whose
+//       denominator is 0 is 0 (a class never predicted has precision 0, a class without
+//       support recall 0), as scikit-learn's zero_division=0.
+//   macro: {precision, recall, f1, classes}: the unweighted mean over the classes that occur
+//       among the labels or the predictions (scikit-learn's classification_report), a class
+//       absent from both does not count; weighted: {precision, recall, f1}: weighted by support.
+//   confusion_matrix: {counts: [true][predicted], normalized: counts / row sum (0 rows stay 0)}
+//   top_confusions: up to 20 {true, predicted, count} off-diagonal cells, largest first
+//   calibration: {ece, mce, bins: [{lower, upper, count, confidence, accuracy}]}: 15 equal bins
+//       over the confidence (the top probability), bin b holding (b/15, (b+1)/15];
+//       ece = sum over bins of count/N * |accuracy - confidence| (Guo et al. 2017)
+//   pr_curves: [{class, average_precision, positives, points: [{threshold, precision, recall}]}]:
+//       one-vs-rest over that class's probability, one point per distinct probability from the
+//       highest down (a sample is positive when its probability >= threshold); average_precision
+//       = sum (R_n - R_n-1) P_n over every point (scikit-learn's), null for a class without
+//       positives. Curves with more than 200 points are thinned to 200 evenly spaced ones
+//       (first and last kept); average_precision always uses all of them.
+nlohmann::json computeMetrics(const std::vector<int> &labels, const std::vector<std::vector<float>> &probabilities,
+                              const std::vector<std::string> &classes);
+
+// CSV exports of a metrics object (RFC 4180 quoting; numbers with 6 significant digits):
+// per class "class,precision,recall,f1,support" then "macro avg" and "weighted avg" rows;
+std::string metricsCsv(const nlohmann::json &metrics);
+// the confusion matrix with a header row of predicted classes and a first column of true ones;
+std::string confusionMatrixCsv(const nlohmann::json &metrics, bool normalized = false);
+// "lower,upper,count,confidence,accuracy" per calibration bin;
+std::string calibrationCsv(const nlohmann::json &metrics);
+// "class,threshold,precision,recall" per PR-curve point.
+std::string prCurvesCsv(const nlohmann::json &metrics);
+
+// One JSON object per line: {record, filename, label, top_classes, top_probs, loss}.
+std::string predictionsJsonl(const std::vector<Prediction> &predictions);
+
+// Writes an evaluation into dir (created when missing) so views open instantly later:
+// metrics.json (metrics plus "classes"), predictions.jsonl, per_class.csv, confusion.csv,
+// confusion_normalized.csv, calibration.csv, pr_curves.csv; each file atomically
+// (writeFileAtomically, engine/base/file_io.h).
+void saveEvaluation(const std::string &dir, const EvalResult &result);
+// Reads saveEvaluation's metrics.json and predictions.jsonl back. Throws EngineError naming the
+// file (and line) and the reason.
+EvalResult loadEvaluation(const std::string &dir);
+
+} // namespace lathe::engine

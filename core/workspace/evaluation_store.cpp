@@ -1,0 +1,174 @@
+#include "workspace/evaluation_store.h"
+
+#include "workspace/project_connection.h"
+#include "workspace/workspace_error.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace lathe::workspace {
+namespace {
+
+QString runKey(const QString &runDir)
+{
+    return QDir::cleanPath(QDir(runDir).absolutePath());
+}
+
+} // namespace
+
+qint64 EvaluationStore::store(const QString &databasePath, const QString &runDir, const QString &checkpoint,
+                          const QString &split, const engine::EvalResult &result)
+{
+    ProjectConnection connection(databasePath);
+    QSqlDatabase &db = connection.db();
+    if (!db.transaction())
+        throw WorkspaceError(tr("%1: cannot start a transaction (%2)").arg(databasePath, db.lastError().text()));
+    try {
+        nlohmann::json metrics = result.metrics;
+        metrics["classes"] = result.classes;
+        QSqlQuery insert = connection.prepare(
+            QStringLiteral("INSERT INTO evaluations (run_dir, checkpoint, split, tta, created, metrics_json)"
+                           " VALUES (?, ?, ?, ?, ?, ?)"));
+        insert.addBindValue(runKey(runDir));
+        insert.addBindValue(checkpoint);
+        insert.addBindValue(split);
+        insert.addBindValue(int(result.metrics.value("tta", false)));
+        insert.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+        insert.addBindValue(QString::fromStdString(metrics.dump()));
+        connection.exec(insert);
+        const qint64 id = insert.lastInsertId().toLongLong();
+
+        QSqlQuery row = connection.prepare(
+            QStringLiteral("INSERT INTO predictions (evaluation_id, record, filename, label, pred, prob, loss, top_json)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+        for (const engine::Prediction &p : result.predictions) {
+            const nlohmann::json top = {{"classes", p.topClasses}, {"probs", p.topProbs}};
+            row.bindValue(0, id);
+            row.bindValue(1, qint64(p.record));
+            row.bindValue(2, QString::fromStdString(p.filename));
+            row.bindValue(3, p.label);
+            row.bindValue(4, p.topClasses.empty() ? -1 : p.topClasses.front());
+            row.bindValue(5, p.topProbs.empty() ? 0.0 : double(p.topProbs.front()));
+            row.bindValue(6, double(p.loss));
+            row.bindValue(7, QString::fromStdString(top.dump()));
+            connection.exec(row);
+        }
+        if (!db.commit())
+            throw WorkspaceError(tr("%1: cannot store the evaluation (%2)").arg(databasePath, db.lastError().text()));
+        return id;
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+}
+
+StoredEvaluation EvaluationStore::load(const QString &databasePath, qint64 evaluationId)
+{
+    ProjectConnection connection(databasePath);
+    QSqlQuery query = connection.prepare(
+        QStringLiteral("SELECT run_dir, checkpoint, split, created, metrics_json FROM evaluations WHERE id = ?"));
+    query.addBindValue(evaluationId);
+    connection.exec(query);
+    if (!query.next())
+        throw WorkspaceError(tr("%1: there is no stored evaluation %2").arg(databasePath).arg(evaluationId));
+    StoredEvaluation stored;
+    stored.id = evaluationId;
+    stored.runDir = query.value(0).toString();
+    stored.checkpoint = query.value(1).toString();
+    stored.split = query.value(2).toString();
+    stored.created = query.value(3).toString();
+    nlohmann::json metrics = nlohmann::json::parse(query.value(4).toString().toStdString(), nullptr, false);
+    if (!metrics.is_object())
+        throw WorkspaceError(tr("%1: the metrics of evaluation %2 are not a JSON object").arg(databasePath).arg(evaluationId));
+    try {
+        stored.result.classes = metrics.value("classes", std::vector<std::string>());
+    } catch (const std::exception &e) {
+        throw WorkspaceError(
+            tr("%1: evaluation %2 has a malformed class list (%3)").arg(databasePath).arg(evaluationId).arg(QString::fromUtf8(e.what())));
+    }
+    metrics.erase("classes");
+    stored.result.metrics = std::move(metrics);
+
+    QSqlQuery rows = connection.prepare(QStringLiteral(
+        "SELECT record, filename, label, loss, top_json FROM predictions WHERE evaluation_id = ? ORDER BY record"));
+    rows.addBindValue(evaluationId);
+    connection.exec(rows);
+    while (rows.next()) {
+        engine::Prediction p;
+        p.record = rows.value(0).toULongLong();
+        p.filename = rows.value(1).toString().toStdString();
+        p.label = rows.value(2).toInt();
+        p.loss = rows.value(3).toFloat();
+        const nlohmann::json top = nlohmann::json::parse(rows.value(4).toString().toStdString(), nullptr, false);
+        try {
+            p.topClasses = top.at("classes").get<std::vector<int>>();
+            p.topProbs = top.at("probs").get<std::vector<float>>();
+        } catch (const std::exception &e) {
+            throw WorkspaceError(tr("%1: prediction %2 of evaluation %3 is malformed (%4)")
+                                     .arg(databasePath)
+                                     .arg(p.record)
+                                     .arg(evaluationId)
+                                     .arg(QString::fromUtf8(e.what())));
+        }
+        if (p.topClasses.size() != p.topProbs.size())
+            throw WorkspaceError(tr("%1: prediction %2 of evaluation %3 has %4 classes but %5 probabilities")
+                                     .arg(databasePath)
+                                     .arg(p.record)
+                                     .arg(evaluationId)
+                                     .arg(p.topClasses.size())
+                                     .arg(p.topProbs.size()));
+        stored.result.predictions.push_back(std::move(p));
+    }
+    return stored;
+}
+
+qint64 EvaluationStore::latest(const QString &databasePath, const QString &runDir, const QString &checkpoint,
+                           const QString &split, bool tta)
+{
+    ProjectConnection connection(databasePath);
+    QSqlQuery query = connection.prepare(
+        QStringLiteral("SELECT id FROM evaluations WHERE run_dir = ? AND checkpoint = ? AND split = ? AND tta = ?"
+                       " ORDER BY id DESC LIMIT 1"));
+    query.addBindValue(runKey(runDir));
+    query.addBindValue(checkpoint);
+    query.addBindValue(split);
+    query.addBindValue(int(tta));
+    connection.exec(query);
+    return query.next() ? query.value(0).toLongLong() : 0;
+}
+
+QVector<EvaluationSummary> EvaluationStore::list(const QString &databasePath, const QString &runDir)
+{
+    ProjectConnection connection(databasePath);
+    QSqlQuery query = connection.prepare(
+        runDir.isEmpty()
+            ? QStringLiteral("SELECT e.id, e.run_dir, e.checkpoint, e.split, e.created, e.tta,"
+                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id),"
+                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id AND p.pred = p.label)"
+                             " FROM evaluations e ORDER BY e.id DESC")
+            : QStringLiteral("SELECT e.id, e.run_dir, e.checkpoint, e.split, e.created, e.tta,"
+                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id),"
+                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id AND p.pred = p.label)"
+                             " FROM evaluations e WHERE e.run_dir = ? ORDER BY e.id DESC"));
+    if (!runDir.isEmpty())
+        query.addBindValue(runKey(runDir));
+    connection.exec(query);
+    QVector<EvaluationSummary> out;
+    while (query.next()) {
+        EvaluationSummary s;
+        s.id = query.value(0).toLongLong();
+        s.runDir = query.value(1).toString();
+        s.checkpoint = query.value(2).toString();
+        s.split = query.value(3).toString();
+        s.created = query.value(4).toString();
+        s.tta = query.value(5).toBool();
+        s.count = query.value(6).toLongLong();
+        s.top1 = s.count > 0 ? query.value(7).toDouble() / double(s.count) : 0.0;
+        out.append(s);
+    }
+    return out;
+}
+
+} // namespace lathe::workspace

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "engine/inference/evaluation.h"
+
+#include <QCoreApplication>
+#include <QMetaType>
+#include <QString>
+#include <QVector>
+
+namespace lathe::workspace {
+
+// An evaluation as the project database keeps it (tables evaluations and predictions): the
+// Evaluate page shows a stored one at once instead of running the model again.
+struct StoredEvaluation
+{
+    qint64 id = 0;
+    QString runDir;
+    QString checkpoint; // as asked: "best", "last" or a file
+    QString split;
+    QString created;    // ISO 8601, UTC
+    engine::EvalResult result; // classes, metrics, predictions by record
+};
+
+// A row of the evaluations table, without its predictions.
+struct EvaluationSummary
+{
+    qint64 id = 0;
+    QString runDir;
+    QString checkpoint;
+    QString split;
+    QString created;
+    bool tta = false;
+    double top1 = 0;
+    qint64 count = 0;
+};
+
+// The project database's stored evaluations. Each call opens a ProjectConnection of its own on
+// the calling thread (a worker thread: the GUI never waits for the database), which migrates an
+// older project first. Run folders are keyed by their clean absolute path. Throws
+// WorkspaceError naming the database.
+class EvaluationStore
+{
+    Q_DECLARE_TR_FUNCTIONS(lathe::workspace::EvaluationStore)
+
+public:
+    // The metrics and every image's prediction, in one transaction. Returns the new id.
+    static qint64 store(const QString &databasePath, const QString &runDir, const QString &checkpoint,
+                        const QString &split, const engine::EvalResult &result);
+    static StoredEvaluation load(const QString &databasePath, qint64 evaluationId);
+    // The newest stored evaluation of that run, checkpoint, split and TTA setting; 0 when none.
+    static qint64 latest(const QString &databasePath, const QString &runDir, const QString &checkpoint,
+                         const QString &split, bool tta);
+    // Every stored evaluation of runDir (all runs when empty), newest first.
+    static QVector<EvaluationSummary> list(const QString &databasePath, const QString &runDir = {});
+};
+
+} // namespace lathe::workspace
+
+Q_DECLARE_METATYPE(lathe::workspace::StoredEvaluation)
+Q_DECLARE_METATYPE(lathe::workspace::EvaluationSummary)

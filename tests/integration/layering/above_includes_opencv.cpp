@@ -1,0 +1,2 @@
+// Deliberate violation: OpenCV above the engine.
+#include <opencv2/core.hpp>

@@ -1,0 +1,2 @@
+// Deliberate violation: formats/ reaching up to training/. Must not compile.
+#include "engine/training/trainer.h"

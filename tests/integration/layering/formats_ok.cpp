@@ -1,0 +1,3 @@
+// Allowed: formats/ uses base/ and itself.
+#include "engine/base/sha256.h"
+#include "engine/formats/tfrecord_reader.h"

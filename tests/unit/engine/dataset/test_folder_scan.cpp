@@ -1,0 +1,325 @@
+#include "engine/dataset/folder_scan.h"
+#include "engine/dataset/image_header.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+#include <opencv2/core/mat.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <turbojpeg.h>
+
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+using namespace lathe;
+using lathe::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPhotos = "/usr/share/darknet/data/";
+
+std::vector<std::uint8_t> photoJpeg(const std::string &name)
+{
+    return test::readRaw(kPhotos + name);
+}
+
+std::vector<std::uint8_t> encode(const cv::Mat &image, const std::string &ext)
+{
+    std::vector<std::uint8_t> out;
+    cv::imencode(ext, image, out);
+    return out;
+}
+
+cv::Mat photo(const std::string &name, int width)
+{
+    cv::Mat image = cv::imread(kPhotos + name, cv::IMREAD_COLOR);
+    cv::resize(image, image, cv::Size(width, image.rows * width / image.cols), 0, 0, cv::INTER_AREA);
+    return image;
+}
+
+std::vector<std::uint8_t> cmykJpeg()
+{
+    cv::Mat cmyk(48, 64, CV_8UC4);
+    cv::randu(cmyk, 0, 255);
+    tjhandle h = tjInitCompress();
+    unsigned char *jpeg = nullptr;
+    unsigned long size = 0;
+    tjCompress2(h, cmyk.data, 64, 0, 48, TJPF_CMYK, &jpeg, &size, TJSAMP_444, 90, 0);
+    std::vector<std::uint8_t> out(jpeg, jpeg + size);
+    tjFree(jpeg);
+    tjDestroy(h);
+    return out;
+}
+
+// A JPEG with an EXIF APP1 segment whose orientation tag says "rotate 90° clockwise" (6).
+std::vector<std::uint8_t> exifRotatedJpeg()
+{
+    std::vector<std::uint8_t> jpeg = encode(photo("dog.jpg", 120), ".jpg");
+    const std::vector<std::uint8_t> tiff = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1,   // header, IFD at 8, 1 entry
+                                            0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, // orientation = 6
+                                            0, 0, 0, 0};
+    std::vector<std::uint8_t> app1 = {0xFF, 0xE1, 0, 0, 'E', 'x', 'i', 'f', 0, 0};
+    app1.insert(app1.end(), tiff.begin(), tiff.end());
+    const std::size_t length = app1.size() - 2;
+    app1[2] = std::uint8_t(length >> 8);
+    app1[3] = std::uint8_t(length);
+    jpeg.insert(jpeg.begin() + 2, app1.begin(), app1.end());
+    return jpeg;
+}
+
+// A PNG whose header claims 60000x60000 pixels (3.6 Gpx) followed by junk.
+std::vector<std::uint8_t> bombPng()
+{
+    std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    test::appendU32(out, 60000);
+    test::appendU32(out, 60000);
+    out.insert(out.end(), {8, 2, 0, 0, 0, 0, 0, 0, 0});
+    out.insert(out.end(), 64, 0x55);
+    return out;
+}
+
+void put(const fs::path &path, const std::vector<std::uint8_t> &bytes)
+{
+    fs::create_directories(path.parent_path());
+    test::writeRaw(path.string(), bytes);
+}
+
+std::map<std::string, engine::ScannedImage> byPath(const engine::ScanResult &r)
+{
+    std::map<std::string, engine::ScannedImage> m;
+    for (const auto &i : r.images)
+        m[i.relPath] = i;
+    return m;
+}
+
+engine::ScanResult scan(const fs::path &root, std::vector<engine::ScannedImage> previous = {})
+{
+    engine::ScanOptions options;
+    options.root = root.string();
+    options.previous = std::move(previous);
+    return engine::scanFolder(options);
+}
+
+} // namespace
+
+TEST(FolderScan, HostileFilesGetTheRightStatusAndReason)
+{
+    TempDir dir;
+    const fs::path root = dir.path() / "images";
+    put(root / "dog/dog.jpg", photoJpeg("dog.jpg"));
+    put(root / "dog/horses.jpg", photoJpeg("horses.jpg"));
+    put(root / "dog/copy-of-dog.jpg", photoJpeg("dog.jpg"));
+    put(root / "dog/nested/deeper/person.jpg", photoJpeg("person.jpg"));
+    std::vector<std::uint8_t> truncated = photoJpeg("eagle.jpg");
+    truncated.resize(truncated.size() / 2);
+    put(root / "cat/truncated.jpg", truncated);
+    put(root / "cat/empty.jpg", {});
+    put(root / "cat/notes.jpg", {'j', 'u', 's', 't', ' ', 't', 'e', 'x', 't', '\n'});
+    put(root / "cat/really-a-png.jpg", encode(photo("giraffe.jpg", 80), ".png"));
+    cv::Mat sixteen(40, 50, CV_16UC1);
+    cv::randu(sixteen, 0, 65535);
+    put(root / "cat/sixteen.png", encode(sixteen, ".png"));
+    put(root / "cat/cmyk.jpg", cmykJpeg());
+    put(root / "cat/rotated.jpg", exifRotatedJpeg());
+    put(root / "cat/bomb.png", bombPng());
+    put(root / "cat/scream.tif", encode(photo("scream.jpg", 90), ".tiff"));
+    put(root / "cat/scream.webp", encode(photo("scream.jpg", 90), ".webp"));
+    put(root / "cat/scream.bmp", encode(photo("scream.jpg", 90), ".bmp"));
+    std::vector<std::uint8_t> shortBmp = encode(photo("scream.jpg", 90), ".bmp");
+    shortBmp.resize(shortBmp.size() - 500);
+    put(root / "cat/short.bmp", shortBmp);
+    put(root / "stray.txt", {'x'});
+    fs::create_symlink("loop.jpg", root / "cat/loop.jpg");
+    fs::create_symlink("/nonexistent/x.jpg", root / "cat/broken.jpg");
+    put(root / "cat/.DS_Store", {'j', 'u', 'n', 'k'});
+    const bool root_user = ::geteuid() == 0;
+    if (!root_user) {
+        put(root / "cat/locked.jpg", photoJpeg("dog.jpg"));
+        fs::permissions(root / "cat/locked.jpg", fs::perms::none);
+    }
+
+    const engine::ScanResult result = scan(root);
+    const auto images = byPath(result);
+    EXPECT_EQ(result.classes, (std::vector<std::string>{"cat", "dog"}));
+    EXPECT_FALSE(result.folderSplits);
+    EXPECT_EQ(images.count("cat/.DS_Store"), 0u) << "hidden files are not images to report";
+
+    struct Expect
+    {
+        std::string path;
+        engine::ImageStatus status;
+        std::string reason;
+    };
+    const std::vector<Expect> expected = {
+        {"dog/dog.jpg", engine::ImageStatus::Duplicate, "duplicate of dog/copy-of-dog.jpg"},
+        {"dog/copy-of-dog.jpg", engine::ImageStatus::Ok, ""},
+        {"dog/horses.jpg", engine::ImageStatus::Ok, ""},
+        {"dog/nested/deeper/person.jpg", engine::ImageStatus::Ok, ""},
+        {"cat/truncated.jpg", engine::ImageStatus::Rejected, "corrupt or truncated JPEG data"},
+        {"cat/empty.jpg", engine::ImageStatus::Rejected, "empty file (0 bytes)"},
+        {"cat/notes.jpg", engine::ImageStatus::Rejected, "not an image"},
+        {"cat/really-a-png.jpg", engine::ImageStatus::Ok, ""},
+        {"cat/sixteen.png", engine::ImageStatus::Ok, ""},
+        {"cat/cmyk.jpg", engine::ImageStatus::Ok, ""},
+        {"cat/rotated.jpg", engine::ImageStatus::Ok, ""},
+        {"cat/bomb.png", engine::ImageStatus::Rejected, "60000x60000 is 3600.0 Mpx, over the limit of 100.0 Mpx"},
+        {"cat/scream.tif", engine::ImageStatus::Ok, ""},
+        {"cat/scream.webp", engine::ImageStatus::Ok, ""},
+        {"cat/scream.bmp", engine::ImageStatus::Ok, ""},
+        {"cat/short.bmp", engine::ImageStatus::Rejected, "truncated BMP"},
+        {"stray.txt", engine::ImageStatus::Rejected, "not inside a class folder"},
+        {"cat/loop.jpg", engine::ImageStatus::Rejected, "symbolic link loop"},
+        {"cat/broken.jpg", engine::ImageStatus::Rejected, "broken symbolic link"},
+    };
+    for (const Expect &e : expected) {
+        ASSERT_EQ(images.count(e.path), 1u) << e.path;
+        const engine::ScannedImage &i = images.at(e.path);
+        EXPECT_EQ(i.status, e.status) << e.path << ": " << i.reason;
+        EXPECT_NE(i.reason.find(e.reason), std::string::npos) << e.path << ": " << i.reason;
+    }
+    if (!root_user) {
+        EXPECT_EQ(images.at("cat/locked.jpg").status, engine::ImageStatus::Rejected);
+        EXPECT_NE(images.at("cat/locked.jpg").reason.find("Permission denied"), std::string::npos);
+        fs::permissions(root / "cat/locked.jpg", fs::perms::owner_all);
+    }
+    EXPECT_EQ(result.images.size(), expected.size() + (root_user ? 0 : 1));
+
+    // What the headers say.
+    EXPECT_EQ(images.at("cat/really-a-png.jpg").header.format, engine::ImageFormat::Png);
+    EXPECT_EQ(images.at("cat/sixteen.png").header.bitDepth, 16);
+    EXPECT_EQ(images.at("cat/sixteen.png").header.channels, 1);
+    EXPECT_TRUE(images.at("cat/cmyk.jpg").header.cmyk);
+    EXPECT_EQ(images.at("cat/cmyk.jpg").header.channels, 4);
+    EXPECT_EQ(images.at("cat/rotated.jpg").header.exifOrientation, 6);
+    EXPECT_EQ(images.at("dog/horses.jpg").header.width, 773);
+    EXPECT_EQ(images.at("dog/horses.jpg").header.height, 512);
+    EXPECT_EQ(images.at("dog/horses.jpg").header.channels, 3);
+    EXPECT_EQ(images.at("cat/scream.webp").header.format, engine::ImageFormat::Webp);
+    EXPECT_EQ(images.at("cat/scream.tif").header.format, engine::ImageFormat::Tiff);
+    EXPECT_EQ(images.at("cat/scream.bmp").header.width, 90);
+    EXPECT_EQ(images.at("dog/horses.jpg").sha256.size(), 64u);
+
+    // The same picture in three formats is one near-duplicate group.
+    bool screamGroup = false;
+    for (const auto &group : result.nearDuplicates) {
+        std::vector<std::string> paths;
+        for (int i : group)
+            paths.push_back(result.images[i].relPath);
+        screamGroup |= paths == std::vector<std::string>{"cat/scream.bmp", "cat/scream.tif", "cat/scream.webp"};
+    }
+    EXPECT_TRUE(screamGroup);
+}
+
+TEST(FolderScan, FolderSplitsWinAndHashSplitsAreStable)
+{
+    TempDir dir;
+    const fs::path split = dir.path() / "split";
+    put(split / "train/a/1.png", encode(photo("dog.jpg", 32), ".png"));
+    put(split / "validation/a/2.png", encode(photo("eagle.jpg", 32), ".png"));
+    put(split / "test/b/3.png", encode(photo("horses.jpg", 32), ".png"));
+    const auto s = byPath(scan(split));
+    EXPECT_EQ(s.at("train/a/1.png").split, "train");
+    EXPECT_EQ(s.at("validation/a/2.png").split, "val");
+    EXPECT_EQ(s.at("test/b/3.png").split, "test");
+    EXPECT_EQ(s.at("test/b/3.png").className, "b");
+
+    // Without split folders: the hash decides, near the asked fractions, and adding
+    // images later moves none of the existing ones.
+    const fs::path flat = dir.path() / "flat";
+    cv::Mat tile(8, 8, CV_8UC1);
+    for (int i = 0; i < 400; ++i) {
+        cv::randu(tile, 0, 255);
+        put(flat / (i % 2 ? "a" : "b") / (std::to_string(i) + ".png"), encode(tile, ".png"));
+    }
+    const auto before = byPath(scan(flat));
+    std::map<std::string, int> counts;
+    for (const auto &[path, image] : before)
+        ++counts[image.split];
+    EXPECT_GT(counts["val"], 20);
+    EXPECT_LT(counts["val"], 70);
+    EXPECT_GT(counts["test"], 20);
+    EXPECT_LT(counts["test"], 70);
+    for (int i = 400; i < 500; ++i) {
+        cv::randu(tile, 0, 255);
+        put(flat / "a" / (std::to_string(i) + ".png"), encode(tile, ".png"));
+    }
+    const auto after = byPath(scan(flat));
+    EXPECT_EQ(after.size(), 500u);
+    for (const auto &[path, image] : before)
+        EXPECT_EQ(after.at(path).split, image.split) << path;
+    EXPECT_EQ(engine::assignSplit("a/1.png", 7, 0.1, 0.1), engine::assignSplit("a/1.png", 7, 0.1, 0.1));
+}
+
+TEST(FolderScan, RescanReusesUnchangedFilesOnly)
+{
+    TempDir dir;
+    const fs::path root = dir.path() / "img";
+    put(root / "a/keep.png", encode(photo("dog.jpg", 40), ".png"));
+    put(root / "a/change.png", encode(photo("eagle.jpg", 40), ".png"));
+    put(root / "b/gone.png", encode(photo("horses.jpg", 40), ".png"));
+    const engine::ScanResult first = scan(root);
+    fs::remove(root / "b/gone.png");
+    put(root / "a/change.png", encode(photo("eagle.jpg", 41), ".png"));
+    put(root / "b/new.png", encode(photo("person.jpg", 40), ".png"));
+    const auto second = byPath(scan(root, first.images));
+    EXPECT_EQ(second.size(), 3u);
+    EXPECT_TRUE(second.at("a/keep.png").reused);
+    EXPECT_FALSE(second.at("a/change.png").reused);
+    EXPECT_EQ(second.at("a/change.png").header.width, 41);
+    EXPECT_FALSE(second.at("b/new.png").reused);
+    EXPECT_EQ(second.at("a/keep.png").sha256, byPath(first).at("a/keep.png").sha256);
+
+    // A copy added later is the duplicate, even when its name sorts first.
+    const engine::ScanResult third = scan(root);
+    fs::copy_file(root / "a/keep.png", root / "a/0-copy.png");
+    const auto fourth = byPath(scan(root, third.images));
+    EXPECT_EQ(fourth.at("a/keep.png").status, engine::ImageStatus::Ok);
+    EXPECT_EQ(fourth.at("a/0-copy.png").status, engine::ImageStatus::Duplicate);
+    EXPECT_EQ(fourth.at("a/0-copy.png").reason, "duplicate of a/keep.png");
+}
+
+TEST(FolderScan, UnusableRootsAndCancel)
+{
+    TempDir dir;
+    engine::ScanOptions options;
+    options.root = dir.file("missing");
+    try {
+        engine::scanFolder(options);
+        FAIL();
+    } catch (const engine::EngineError &e) {
+        EXPECT_NE(std::string(e.what()).find("folder not found"), std::string::npos);
+    }
+    put(dir.path() / "file", {'x'});
+    options.root = dir.file("file");
+    EXPECT_THROW(engine::scanFolder(options), engine::EngineError);
+    options.root = dir.path().string();
+    options.valFraction = 0.6;
+    options.testFraction = 0.6;
+    EXPECT_THROW(engine::scanFolder(options), engine::EngineError);
+
+    for (int i = 0; i < 200; ++i)
+        put(dir.path() / "c/a" / (std::to_string(i) + ".jpg"), photoJpeg("dog.jpg"));
+    options = {};
+    options.root = (dir.path() / "c").string();
+    engine::TaskControl control;
+    control.progress = [&](double, const std::string &) { control.cancel.cancel(); };
+    EXPECT_THROW(engine::scanFolder(options, control), engine::Cancelled);
+}
+
+TEST(ImageHeader, SniffsContentNotExtensions)
+{
+    const auto png = encode(cv::Mat(4, 4, CV_8UC3, cv::Scalar(1, 2, 3)), ".png");
+    EXPECT_EQ(engine::sniffFormat(png.data(), png.size()), engine::ImageFormat::Png);
+    const std::uint8_t text[] = "GIF89a";
+    EXPECT_EQ(engine::sniffFormat(text, sizeof text), engine::ImageFormat::Unknown);
+    // Headers cut short anywhere are refused with a reason, never read out of bounds.
+    const auto jpeg = photoJpeg("dog.jpg");
+    for (std::size_t n : {0, 1, 3, 10, 20, 100, 400}) {
+        // A PNG header is complete at 26 bytes; shorter cuts must all fail.
+        EXPECT_THROW(engine::readImageHeader(png.data(), std::min(n, std::size_t(25))), engine::EngineError) << n;
+        if (n < 400)
+            EXPECT_THROW(engine::readImageHeader(jpeg.data(), n), engine::EngineError) << n;
+    }
+}

@@ -1,0 +1,308 @@
+#include "engine/dataset/demo_data.h"
+#include "engine/formats/image_example.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/dataset/shard_dataset.h"
+#include "test_support.h"
+#include "engine/formats/tfrecord_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+using namespace lathe;
+using lathe::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPhotos = "/usr/share/darknet/data/";
+
+void put(const fs::path &path, const std::vector<std::uint8_t> &bytes)
+{
+    fs::create_directories(path.parent_path());
+    test::writeRaw(path.string(), bytes);
+}
+
+// Real photos in two classes plus hostile files that must stay out of the shards.
+fs::path makeFolder(const TempDir &dir)
+{
+    const fs::path root = dir.path() / "images";
+    int i = 0;
+    for (const char *photo : {"dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "person.jpg", "scream.jpg"})
+        put(root / (i++ % 2 ? "b" : "a") / photo, test::readRaw(kPhotos + photo));
+    std::vector<std::uint8_t> cut = test::readRaw(kPhotos + "kite.jpg");
+    cut.resize(cut.size() / 3);
+    put(root / "a/cut.jpg", cut);
+    put(root / "b/empty.jpg", {});
+    put(root / "b/text.jpg", {'h', 'i'});
+    return root;
+}
+
+std::vector<std::uint8_t> bytesOf(const fs::path &p)
+{
+    return test::readRaw(p.string());
+}
+
+engine::ConvertOptions optionsFor(const fs::path &root, const fs::path &out)
+{
+    engine::ConvertOptions options;
+    options.scan.root = root.string();
+    options.scan.valFraction = 0.0;
+    options.scan.testFraction = 0.0;
+    options.outDir = out.string();
+    options.shardRecords = 2;
+    return options;
+}
+
+} // namespace
+
+TEST(ShardConverter, RoundTripKeepsEveryImagesBytesAndLabel)
+{
+    TempDir dir;
+    const fs::path root = makeFolder(dir);
+    const fs::path out = dir.path() / "shards";
+    const engine::ConvertResult r = engine::convertFolder(optionsFor(root, out));
+    const engine::DatasetManifest &m = r.manifest;
+    EXPECT_EQ(m.records, 6u);
+    EXPECT_EQ(m.classes, (std::vector<std::string>{"a", "b"}));
+    ASSERT_EQ(m.shards.size(), 3u);
+    EXPECT_EQ(m.shards[0].file, "train-00000-of-00003.tfrecord");
+    EXPECT_EQ(m.counts.at("train").at("a"), 3u);
+    std::set<std::string> rejected;
+    for (const auto &rej : m.rejected)
+        rejected.insert(rej.path);
+    EXPECT_EQ(rejected, (std::set<std::string>{"a/cut.jpg", "b/empty.jpg", "b/text.jpg"}));
+
+    // The manifest on disk says the same.
+    const engine::DatasetManifest disk = engine::readDatasetManifest(out.string());
+    EXPECT_EQ(disk.records, 6u);
+    EXPECT_EQ(disk.shards.size(), 3u);
+    EXPECT_EQ(disk.rejected.size(), 3u);
+
+    std::set<std::string> seen;
+    for (const engine::ShardInfo &s : m.shards) {
+        const auto index = engine::TFRecordReader::readIndex((out / s.index).string());
+        engine::TFRecordReader reader((out / s.file).string());
+        std::string record;
+        std::size_t k = 0;
+        while (reader.next(record)) {
+            ASSERT_LT(k, index.size());
+            EXPECT_EQ(index[k].offset, reader.lastOffset()); // the .idx offsets are exact
+            EXPECT_EQ(index[k].size, record.size() + 16);
+            const engine::ImageExample e = engine::parseImageExample(record);
+            const auto original = bytesOf(root / e.filename);
+            EXPECT_EQ(std::vector<std::uint8_t>(e.encoded.begin(), e.encoded.end()), original) << e.filename;
+            EXPECT_EQ(m.classes.at(e.label), e.classText);
+            EXPECT_EQ(e.filename.substr(0, 1), e.classText);
+            EXPECT_EQ(e.format, "jpeg");
+            seen.insert(e.filename);
+            ++k;
+        }
+        EXPECT_EQ(k, s.records);
+    }
+    EXPECT_EQ(seen.size(), 6u);
+    EXPECT_TRUE(engine::verifyDataset(out.string()).ok());
+}
+
+TEST(ShardConverter, ExclusionsAndRelabelsFromTheCatalogAreApplied)
+{
+    TempDir dir;
+    const fs::path root = makeFolder(dir);
+    engine::ConvertOptions options = optionsFor(root, dir.path() / "fixed");
+    options.excluded = {"a/dog.jpg"};
+    options.relabels = {{"b/eagle.jpg", "a"}};
+    const engine::ConvertResult r = engine::convertFolder(options);
+    EXPECT_EQ(r.manifest.records, 5u);
+    EXPECT_EQ(r.manifest.counts.at("train").at("a"), 3u); // giraffe, person, and the relabelled eagle
+    EXPECT_EQ(r.manifest.counts.at("train").at("b"), 2u);
+    bool reported = false;
+    for (const auto &rej : r.manifest.rejected)
+        reported |= rej.path == "a/dog.jpg" && rej.status == "excluded";
+    EXPECT_TRUE(reported);
+    EXPECT_TRUE(engine::verifyDataset(r.outDir).ok());
+
+    options.outDir = (dir.path() / "wrong").string();
+    options.relabels = {{"b/eagle.jpg", "zebra"}};
+    EXPECT_THROW(engine::convertFolder(options), engine::EngineError);
+    EXPECT_FALSE(fs::exists(dir.path() / "wrong"));
+}
+
+TEST(ShardConverter, ReencodeShrinksLargePhotos)
+{
+    TempDir dir;
+    const fs::path root = makeFolder(dir);
+    engine::ConvertOptions options = optionsFor(root, dir.path() / "small");
+    options.maxSide = 128;
+    options.quality = 80;
+    const engine::ConvertResult r = engine::convertFolder(options);
+    EXPECT_EQ(r.manifest.reencoded, 6u);
+    engine::TFRecordReader reader((fs::path(r.outDir) / r.manifest.shards[0].file).string());
+    std::string record;
+    ASSERT_TRUE(reader.next(record));
+    const engine::ImageExample e = engine::parseImageExample(record);
+    EXPECT_EQ(std::max(e.width, e.height), 128);
+    EXPECT_LT(e.encoded.size(), 30000u);
+    EXPECT_TRUE(engine::verifyDataset(r.outDir).ok());
+}
+
+TEST(ShardConverter, VerifyNamesEveryKindOfCorruption)
+{
+    TempDir dir;
+    const fs::path root = makeFolder(dir);
+    const fs::path clean = dir.path() / "clean";
+    engine::convertFolder(optionsFor(root, clean));
+
+    struct Case
+    {
+        const char *name;
+        std::function<void(const fs::path &)> damage;
+        const char *expected;
+    };
+    const std::vector<Case> cases = {
+        {"flipped byte",
+         [](const fs::path &d) {
+             auto b = bytesOf(d / "train-00001-of-00003.tfrecord");
+             b[b.size() / 2] ^= 0x40;
+             put(d / "train-00001-of-00003.tfrecord", b);
+         },
+         "bad data CRC"},
+        {"truncated shard",
+         [](const fs::path &d) {
+             auto b = bytesOf(d / "train-00002-of-00003.tfrecord");
+             b.resize(b.size() - 100);
+             put(d / "train-00002-of-00003.tfrecord", b);
+         },
+         "train-00002-of-00003.tfrecord: "},
+        {"index line deleted",
+         [](const fs::path &d) {
+             auto b = bytesOf(d / "train-00000-of-00003.tfrecord.idx");
+             const auto nl = std::find(b.begin(), b.end(), '\n');
+             b.erase(b.begin(), nl + 1);
+             put(d / "train-00000-of-00003.tfrecord.idx", b);
+         },
+         "train-00000-of-00003.tfrecord.idx"},
+        {"shard deleted", [](const fs::path &d) { fs::remove(d / "train-00001-of-00003.tfrecord"); }, "missing"},
+        {"stray shard",
+         [](const fs::path &d) { fs::copy_file(d / "train-00000-of-00003.tfrecord", d / "extra.tfrecord"); },
+         "not listed in dataset.json"},
+    };
+    for (const Case &c : cases) {
+        const fs::path copy = dir.path() / c.name;
+        fs::copy(clean, copy);
+        c.damage(copy);
+        const engine::VerifyReport report = engine::verifyDataset(copy.string());
+        EXPECT_FALSE(report.ok()) << c.name;
+        bool named = false;
+        for (const std::string &p : report.problems)
+            named |= p.find(c.expected) != std::string::npos && p.find(copy.string()) != std::string::npos;
+        EXPECT_TRUE(named) << c.name << ": " << (report.problems.empty() ? "" : report.problems.front());
+    }
+
+    // Two damaged records in one shard are both reported: the index leads past the first.
+    const fs::path twice = dir.path() / "twice";
+    fs::copy(clean, twice);
+    {
+        const auto index = engine::TFRecordReader::readIndex((twice / "train-00000-of-00003.tfrecord.idx").string());
+        ASSERT_EQ(index.size(), 2u);
+        auto b = bytesOf(twice / "train-00000-of-00003.tfrecord");
+        b[index[0].offset + 40] ^= 0x01;
+        b[index[1].offset + 40] ^= 0x01;
+        put(twice / "train-00000-of-00003.tfrecord", b);
+        const engine::VerifyReport report = engine::verifyDataset(twice.string());
+        int crcProblems = 0;
+        for (const std::string &p : report.problems)
+            crcProblems += p.find("bad data CRC") != std::string::npos ? 1 : 0;
+        EXPECT_EQ(crcProblems, 2);
+    }
+
+    // A malformed manifest is an error naming dataset.json.
+    const fs::path bad = dir.path() / "bad-manifest";
+    fs::copy(clean, bad);
+    put(bad / "dataset.json", {'{', '"', 'f'});
+    try {
+        engine::verifyDataset(bad.string());
+        FAIL();
+    } catch (const engine::EngineError &e) {
+        EXPECT_NE(std::string(e.what()).find("dataset.json: not valid JSON"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ShardConverter, CancelledConversionLeavesNothing)
+{
+    TempDir dir;
+    engine::DemoDataOptions demo;
+    demo.outDir = dir.file("fm");
+    demo.perClass = 30;
+    demo.testPerClass = 0;
+    engine::writeDemoData(demo);
+    engine::ConvertOptions options = optionsFor(demo.outDir, dir.path() / "out");
+    engine::TaskControl control;
+    control.progress = [&](double f, const std::string &) {
+        if (f > 0.3) // past the scan: shards are being written
+            control.cancel.cancel();
+    };
+    EXPECT_THROW(engine::convertFolder(options, control), engine::Cancelled);
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+    for (const auto &entry : fs::directory_iterator(dir.path()))
+        EXPECT_EQ(entry.path().filename(), "fm") << "left behind: " << entry.path();
+
+    // And a non-empty output folder is refused without touching it.
+    fs::create_directories(dir.path() / "busy");
+    put(dir.path() / "busy/keep", {'k'});
+    options.outDir = (dir.path() / "busy").string();
+    EXPECT_THROW(engine::convertFolder(options), engine::EngineError);
+    EXPECT_EQ(bytesOf(dir.path() / "busy/keep"), std::vector<std::uint8_t>{'k'});
+}
+
+TEST(ShardDataset, EpochOrdersShuffleAcrossShardsAndSplitRanksWithoutOverlap)
+{
+    TempDir dir;
+    engine::DemoDataOptions demo;
+    demo.outDir = dir.file("fm");
+    demo.perClass = 5;
+    demo.testPerClass = 0;
+    engine::writeDemoData(demo);
+    engine::ConvertOptions options = optionsFor(demo.outDir, dir.path() / "out");
+    options.shardRecords = 7; // 50 records in 8 shards
+    engine::convertFolder(options);
+
+    engine::ShardDataset data((dir.path() / "out").string());
+    ASSERT_EQ(data.size("train"), 50u);
+    const auto key = [](const engine::RecordRef &r) { return std::make_pair(r.shard, r.entry.offset); };
+    const auto order = data.epochOrder("train", 42, 0);
+    std::set<std::pair<std::uint32_t, std::uint64_t>> unique;
+    std::set<std::uint32_t> firstShards;
+    for (const auto &r : order) {
+        unique.insert(key(r));
+    }
+    for (std::size_t i = 0; i < 7; ++i)
+        firstShards.insert(order[i].shard);
+    EXPECT_EQ(unique.size(), 50u); // every record exactly once
+    EXPECT_GT(firstShards.size(), 2u); // interleaved across shards, not shard by shard
+
+    const auto again = data.epochOrder("train", 42, 0);
+    const auto next = data.epochOrder("train", 42, 1);
+    EXPECT_TRUE(std::equal(order.begin(), order.end(), again.begin(),
+                           [&](const auto &a, const auto &b) { return key(a) == key(b); }));
+    EXPECT_FALSE(std::equal(order.begin(), order.end(), next.begin(),
+                            [&](const auto &a, const auto &b) { return key(a) == key(b); }));
+
+    // Three ranks: 16 records each, disjoint.
+    std::set<std::pair<std::uint32_t, std::uint64_t>> dealt;
+    for (int rank = 0; rank < 3; ++rank) {
+        const auto part = data.epochOrder("train", 42, 0, rank, 3);
+        EXPECT_EQ(part.size(), 16u);
+        for (const auto &r : part)
+            EXPECT_TRUE(dealt.insert(key(r)).second) << "record given to two ranks";
+    }
+    EXPECT_THROW(data.epochOrder("train", 42, 0, 3, 3), engine::EngineError);
+
+    // Reading through the references gives the images' real bytes.
+    for (const auto &r : data.epochOrder("train", 7, 3)) {
+        const engine::ImageExample e = data.read(r);
+        const auto original = bytesOf(fs::path(demo.outDir) / e.filename);
+        EXPECT_EQ(std::vector<std::uint8_t>(e.encoded.begin(), e.encoded.end()), original);
+    }
+}

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "workspace/catalog.h"
+
+#include <QMetaType>
+#include <QStringList>
+#include <QVector>
+
+namespace lathe::ui {
+
+// Everything the Data page shows of one dataset, read in one go on a worker thread.
+struct DatasetSnapshot
+{
+    QVector<workspace::DatasetInfo> datasets; // every dataset of the project
+    workspace::DatasetInfo dataset;           // the one shown; id 0 when there is none
+    QStringList classes;
+    QVector<workspace::CatalogImage> images; // handed to the image model, then dropped here
+    QVector<workspace::ClassCount> counts;
+    // Derived on the worker too, so the GUI thread never walks every row.
+    QVector<int> rejectedRows;                  // rows of images that are rejected or duplicate
+    QVector<QPair<int, QVector<int>>> nearDuplicateGroups; // group id, rows of images
+    int usable = 0;
+    int rejected = 0;
+    int duplicates = 0;
+    int excluded = 0;
+
+    // Reads the dataset datasetId (0 or unknown: the first one) from databasePath.
+    // Blocking: call it on a worker thread. Throws WorkspaceError.
+    static DatasetSnapshot load(const QString &databasePath, int datasetId);
+};
+
+} // namespace lathe::ui
+
+Q_DECLARE_METATYPE(lathe::ui::DatasetSnapshot)
+Q_DECLARE_METATYPE(lathe::workspace::CatalogImage)
+Q_DECLARE_METATYPE(lathe::workspace::ClassCount)

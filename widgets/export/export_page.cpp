@@ -1,0 +1,703 @@
+#include "export/export_page.h"
+
+#include "common/background_task.h"
+#include "common/help_links.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "engine/run/run_folder.h"
+#include "common/project_runs.h"
+
+#include <QCheckBox>
+#include <QBrush>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDesktopServices>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QThreadPool>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <utility>
+
+namespace lathe::ui {
+namespace {
+
+struct RunListing
+{
+    QString dir;
+    QString label;
+    QStringList checkpoints;
+};
+
+// The run combo's items: the run folder as Qt::UserRole, its checkpoints as this role.
+constexpr int kCheckpointsRole = Qt::UserRole + 1;
+
+QString percent(const QJsonValue &fraction)
+{
+    return fraction.isDouble() ? QLocale().toString(fraction.toDouble() * 100.0, 'f', 1) + QLatin1Char('%') : QString();
+}
+
+QString milliseconds(const QJsonValue &value)
+{
+    return value.isDouble() ? QLocale().toString(value.toDouble(), 'f', 2) : QString();
+}
+
+} // namespace
+} // namespace lathe::ui
+
+Q_DECLARE_METATYPE(QList<lathe::ui::RunListing>)
+
+namespace lathe::ui {
+
+ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
+    : QWidget(parent)
+    , m_jobs(jobs)
+    , m_runCombo(new QComboBox(this))
+    , m_checkpointCombo(new QComboBox(this))
+    , m_refreshButton(new QPushButton(tr("Refresh Runs"), this))
+    , m_preprocessing(new QCheckBox(tr("Preprocessing in the graph"), this))
+    , m_softmax(new QCheckBox(tr("Softmax output"), this))
+    , m_calibMethod(new QComboBox(this))
+    , m_calibImages(new QSpinBox(this))
+    , m_outDir(new QLineEdit(this))
+    , m_browseButton(new QPushButton(tr("Browse…"), this))
+    , m_exportButton(new QPushButton(tr("Export"), this))
+    , m_progress(new QProgressBar(this))
+    , m_cancelButton(new QPushButton(tr("Cancel"), this))
+    , m_summary(new QLabel(this))
+    , m_report(new QStandardItemModel(0, ColumnCount, this))
+    , m_reportView(new QTableView(this))
+    , m_openFolderButton(new QPushButton(tr("Open Folder"), this))
+    , m_copyPathButton(new QPushButton(tr("Copy Path"), this))
+    , m_historyModel(new QStandardItemModel(0, 5, this))
+    , m_historyView(new QTableView(this))
+    , m_status(new QLabel(this))
+{
+    setObjectName(QStringLiteral("exportPage"));
+
+    auto *title = new QLabel(tr("Export"), this);
+    title->setObjectName(QStringLiteral("pageTitle"));
+    m_runCombo->setObjectName(QStringLiteral("exportRun"));
+    m_runCombo->setMinimumContentsLength(16);
+    m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_checkpointCombo->setObjectName(QStringLiteral("exportCheckpoint"));
+    m_checkpointCombo->setToolTip(tr("Best: the checkpoint with the best validation metric. Last: the newest "
+                                     "checkpoint. Steps: the step checkpoints the run kept."));
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(title);
+    top->addSpacing(12);
+    top->addWidget(new QLabel(tr("Run:"), this));
+    top->addWidget(m_runCombo, 1);
+    top->addWidget(new QLabel(tr("Checkpoint:"), this));
+    top->addWidget(m_checkpointCombo);
+    top->addWidget(m_refreshButton);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(buildOptions());
+    splitter->addWidget(buildResults());
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+
+    m_status->setObjectName(QStringLiteral("exportStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(24, 16, 24, 12);
+    layout->setSpacing(8);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(m_status);
+
+    connect(m_refreshButton, &QPushButton::clicked, this, &ExportPage::refreshRuns);
+    connect(m_runCombo, &QComboBox::currentIndexChanged, this, &ExportPage::runChanged);
+    connect(m_checkpointCombo, &QComboBox::currentIndexChanged, this, &ExportPage::updateDefaultFolder);
+    connect(m_outDir, &QLineEdit::textEdited, this, [this] { m_outDirEdited = true; });
+    connect(m_browseButton, &QPushButton::clicked, this, &ExportPage::browseFolder);
+    connect(m_exportButton, &QPushButton::clicked, this, &ExportPage::startExport);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExportPage::cancelExport);
+    connect(m_openFolderButton, &QPushButton::clicked, this,
+            [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_shownFolder)); });
+    connect(m_copyPathButton, &QPushButton::clicked, this,
+            [this] { QGuiApplication::clipboard()->setText(QDir::toNativeSeparators(m_shownFolder)); });
+    connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &ExportPage::historySelectionChanged);
+    setProject(nullptr);
+}
+
+ExportPage::~ExportPage() = default;
+
+QWidget *ExportPage::buildOptions()
+{
+    auto *box = new QWidget(this);
+
+    auto *formats = new QGroupBox(tr("Formats"), box);
+    auto *formatLayout = new QVBoxLayout(formats);
+    const QList<QPair<QString, QString>> formatNames = {
+        {QStringLiteral("onnx"), tr("ONNX FP32")},
+        {QStringLiteral("onnx-fp16"), tr("ONNX FP16")},
+        {QStringLiteral("onnx-int8"), tr("ONNX INT8 (quantised)")},
+        {QStringLiteral("torchscript"), tr("TorchScript")},
+        {QStringLiteral("safetensors"), tr("safetensors + model.json")},
+    };
+    for (const auto &[format, name] : formatNames) {
+        auto *check = new QCheckBox(name, formats);
+        check->setObjectName(QStringLiteral("exportFormat-") + format);
+        check->setChecked(format == QLatin1String("onnx"));
+        formatLayout->addWidget(check);
+        m_formatChecks.insert(format, check);
+        connect(check, &QCheckBox::toggled, this, &ExportPage::updateButtons);
+    }
+    m_formatChecks.value(QStringLiteral("onnx"))->setToolTip(
+        tr("Opset 13 or newer, dynamic batch; preprocessing and labels in the metadata. Checked with OpenCV DNN."));
+    m_formatChecks.value(QStringLiteral("onnx-fp16"))
+        ->setToolTip(tr("Half-precision weights: half the size; checked against the original within a relative bound."));
+    m_formatChecks.value(QStringLiteral("onnx-int8"))
+        ->setToolTip(tr("QDQ quantisation: INT8 weights per channel, activations calibrated on training images. Fails "
+                        "when its validation accuracy drops more than one point below the original's."));
+    m_formatChecks.value(QStringLiteral("torchscript"))->setToolTip(tr("A TorchScript module (model.pt) for LibTorch and PyTorch."));
+    m_formatChecks.value(QStringLiteral("safetensors"))
+        ->setToolTip(tr("The weights under torchvision's parameter names, with model.json describing the model."));
+
+    auto *options = new QGroupBox(tr("Options"), box);
+    auto *optionLayout = new QFormLayout(options);
+    m_preprocessing->setToolTip(tr("The ONNX and TorchScript models take uint8 pixels (N, H, W, C) and normalise "
+                                   "them inside; without it they take normalised float32 (N, C, H, W)."));
+    m_softmax->setToolTip(tr("The ONNX and TorchScript models output probabilities instead of logits."));
+    m_calibMethod->setObjectName(QStringLiteral("exportCalibMethod"));
+    m_calibMethod->addItem(tr("Min-max"), QStringLiteral("minmax"));
+    m_calibMethod->addItem(tr("Percentile"), QStringLiteral("percentile"));
+    m_calibMethod->addItem(tr("Entropy (KL)"), QStringLiteral("entropy"));
+    m_calibMethod->setToolTip(tr("How INT8 activation ranges are chosen from the calibration images."));
+    m_calibMethod->setWhatsThis(tr("<p><b>INT8 calibration</b></p><p>INT8 files store each activation as an 8-bit "
+                                   "integer over a range measured on calibration images of the training split. "
+                                   "<i>Min-max</i> takes the whole observed range; <i>Percentile</i> clips the rarest "
+                                   "extremes (99.99th percentile), which often keeps more precision; <i>Entropy (KL)</i> "
+                                   "picks the range whose 8-bit histogram loses the least information, as TensorRT "
+                                   "does. Weights are quantised per channel. The export is verified: an INT8 file "
+                                   "more than one point less accurate than the original is marked failed.</p>"));
+    m_calibImages->setObjectName(QStringLiteral("exportCalibImages"));
+    m_calibImages->setRange(1, 100000);
+    m_calibImages->setValue(64);
+    m_calibImages->setToolTip(tr("Training images run through the model to calibrate INT8 activations."));
+    optionLayout->addRow(m_preprocessing);
+    optionLayout->addRow(m_softmax);
+    optionLayout->addRow(tr("INT8 calibration:"), m_calibMethod);
+    optionLayout->addRow(tr("Calibration images:"), m_calibImages);
+    connect(m_formatChecks.value(QStringLiteral("onnx-int8")), &QCheckBox::toggled, this, [this](bool on) {
+        m_calibMethod->setEnabled(on);
+        m_calibImages->setEnabled(on);
+    });
+    m_calibMethod->setEnabled(false);
+    m_calibImages->setEnabled(false);
+
+    m_outDir->setObjectName(QStringLiteral("exportFolder"));
+    m_outDir->setToolTip(tr("Where the files and report.json are written. By default a new folder under the "
+                            "project's exports folder."));
+    m_exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_exportButton->setToolTip(tr("Export and verify every chosen format as a job."));
+    m_cancelButton->setObjectName(QStringLiteral("exportCancel"));
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(true);
+    auto *folderRow = new QHBoxLayout;
+    folderRow->addWidget(new QLabel(tr("Output folder:"), box));
+    folderRow->addWidget(m_outDir, 1);
+    folderRow->addWidget(m_browseButton);
+    auto *runRow = new QHBoxLayout;
+    runRow->addWidget(m_exportButton);
+    runRow->addWidget(m_progress, 1);
+    runRow->addWidget(m_cancelButton);
+
+    auto *groups = new QHBoxLayout;
+    groups->addWidget(formats);
+    groups->addWidget(options, 1);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(groups);
+    layout->addLayout(folderRow);
+    layout->addLayout(runRow);
+    return box;
+}
+
+QWidget *ExportPage::buildResults()
+{
+    auto *box = new QWidget(this);
+    m_summary->setObjectName(QStringLiteral("exportSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_report->setHorizontalHeaderLabels({tr("Format"), tr("File"), tr("Size"), tr("Max abs diff"), tr("Top-1 agreement"),
+                                         tr("Accuracy (original)"), tr("Latency b1 (ms)"), tr("Latency b32 (ms)"),
+                                         tr("Status"), tr("Reason")});
+    m_reportView->setObjectName(QStringLiteral("exportReport"));
+    m_reportView->setModel(m_report);
+    m_reportView->verticalHeader()->hide();
+    m_reportView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_reportView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_reportView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_reportView->horizontalHeader()->setStretchLastSection(true);
+    m_reportView->setWordWrap(true);
+    m_openFolderButton->setObjectName(QStringLiteral("exportOpenFolder"));
+    m_copyPathButton->setObjectName(QStringLiteral("exportCopyPath"));
+    m_copyPathButton->setToolTip(tr("Copy the export folder's path to the clipboard."));
+
+    m_historyModel->setHorizontalHeaderLabels({tr("Created"), tr("Run"), tr("Checkpoint"), tr("Formats"), tr("Status")});
+    m_historyView->setObjectName(QStringLiteral("exportHistory"));
+    m_historyView->setModel(m_historyModel);
+    m_historyView->verticalHeader()->hide();
+    m_historyView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_historyView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_historyView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_historyView->setWordWrap(false);
+    m_historyView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_historyView->horizontalHeader()->setStretchLastSection(true);
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_summary, 1);
+    buttons->addWidget(m_openFolderButton);
+    buttons->addWidget(m_copyPathButton);
+    auto *history = new QLabel(tr("Previous exports of this project (select one to show its report):"), box);
+    history->setWordWrap(true);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(buttons);
+    layout->addWidget(m_reportView, 2);
+    layout->addWidget(history);
+    layout->addWidget(m_historyView, 1);
+    return box;
+}
+
+void ExportPage::setProject(workspace::Project *project)
+{
+    m_project = project;
+    m_databasePath = project ? project->databasePath() : QString();
+    m_outDirEdited = false;
+    m_pendingRun.clear();
+    m_pendingCheckpoint.clear();
+    clearReport(project ? QString() : tr("Open a project to export its runs."));
+    refreshRuns();
+    refreshHistory();
+}
+
+void ExportPage::refreshRuns()
+{
+    const quint64 generation = ++m_runsGeneration;
+    if (!m_project) {
+        {
+            const QSignalBlocker block(m_runCombo);
+            m_runCombo->clear();
+        }
+        runChanged();
+        Q_EMIT runsLoaded();
+        return;
+    }
+    const QString runsDir = m_project->runsDir();
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [runsDir]() -> QVariant {
+            QList<RunListing> runs;
+            for (const QString &path : listRunFolders(runsDir)) {
+                const QString name = QFileInfo(path).fileName();
+                QString label;
+                try {
+                    const engine::RunInfo info = engine::readRunInfo(path.toStdString());
+                    label = ExportPage::tr("%1 (%2, %3)")
+                                .arg(name, QString::fromStdString(info.arch), QString::fromStdString(info.state));
+                } catch (const std::exception &) {
+                    label = ExportPage::tr("%1 (unreadable)").arg(name);
+                }
+                runs.append({path, label, listCheckpoints(path)});
+            }
+            return QVariant::fromValue(runs);
+        },
+        [this, generation](const QVariant &value) {
+            if (generation != m_runsGeneration)
+                return;
+            const QString previous = currentRun();
+            {
+                const QSignalBlocker block(m_runCombo);
+                m_runCombo->clear();
+                for (const RunListing &run : value.value<QList<RunListing>>()) {
+                    m_runCombo->addItem(run.label, run.dir);
+                    m_runCombo->setItemData(m_runCombo->count() - 1, run.checkpoints, kCheckpointsRole);
+                }
+                const int keep = m_runCombo->findData(previous);
+                m_runCombo->setCurrentIndex(keep >= 0 ? keep : (m_runCombo->count() > 0 ? 0 : -1));
+            }
+            runChanged();
+            applyPendingSelection();
+            Q_EMIT runsLoaded();
+        },
+        [this](const QString &message) { showStatus(tr("Cannot list the runs: %1").arg(message)); });
+}
+
+void ExportPage::refreshHistory()
+{
+    const quint64 generation = ++m_historyGeneration;
+    if (m_databasePath.isEmpty()) {
+        m_history.clear();
+        m_historyModel->removeRows(0, m_historyModel->rowCount());
+        Q_EMIT historyLoaded();
+        return;
+    }
+    const QString databasePath = m_databasePath;
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [databasePath]() -> QVariant { return QVariant::fromValue(workspace::ExportRunJob::list(databasePath)); },
+        [this, generation](const QVariant &value) {
+            if (generation != m_historyGeneration)
+                return;
+            m_history = value.value<QVector<workspace::StoredExport>>();
+            const QSignalBlocker block(m_historyView->selectionModel());
+            m_historyModel->removeRows(0, m_historyModel->rowCount());
+            int select = -1;
+            for (const workspace::StoredExport &e : m_history) {
+                const QDateTime created = QDateTime::fromString(e.created, Qt::ISODateWithMs).toLocalTime();
+                QList<QStandardItem *> row;
+                row << new QStandardItem(QLocale().toString(created, QLocale::ShortFormat))
+                    << new QStandardItem(QFileInfo(e.runDir).fileName()) << new QStandardItem(e.checkpoint)
+                    << new QStandardItem(e.formats.join(QStringLiteral(", ")))
+                    << new QStandardItem(e.ok ? tr("passed") : tr("failed"));
+                row.front()->setData(e.id, Qt::UserRole);
+                row.front()->setToolTip(QDir::toNativeSeparators(e.outDir));
+                if (e.id == m_selectAfterHistory)
+                    select = m_historyModel->rowCount();
+                m_historyModel->appendRow(row);
+            }
+            m_historyView->resizeColumnsToContents();
+            if (select >= 0)
+                m_historyView->selectRow(select);
+            m_selectAfterHistory = 0;
+            Q_EMIT historyLoaded();
+        },
+        [this](const QString &message) { showStatus(tr("Cannot read the previous exports: %1").arg(message)); });
+}
+
+QStringList ExportPage::runs() const
+{
+    QStringList dirs;
+    for (int i = 0; i < m_runCombo->count(); ++i)
+        dirs << m_runCombo->itemData(i).toString();
+    return dirs;
+}
+
+QString ExportPage::currentRun() const
+{
+    return m_runCombo->currentData().toString();
+}
+
+QString ExportPage::currentCheckpoint() const
+{
+    return m_checkpointCombo->currentData().toString();
+}
+
+QStringList ExportPage::checkedFormats() const
+{
+    // In the engine's order, whatever order the map keeps.
+    QStringList formats;
+    for (const QString &format : {QStringLiteral("onnx"), QStringLiteral("onnx-fp16"), QStringLiteral("onnx-int8"),
+                                  QStringLiteral("torchscript"), QStringLiteral("safetensors")})
+        if (m_formatChecks.value(format)->isChecked())
+            formats << format;
+    return formats;
+}
+
+QString ExportPage::outputFolder() const
+{
+    return m_outDir->text().trimmed();
+}
+
+QString ExportPage::summaryText() const
+{
+    return m_summary->text();
+}
+
+QString ExportPage::statusText() const
+{
+    return m_status->text();
+}
+
+void ExportPage::selectCheckpoint(const QString &runDir, const QString &checkpoint)
+{
+    m_pendingRun = QDir::cleanPath(QDir(runDir).absolutePath());
+    m_pendingCheckpoint = checkpoint;
+    if (m_runCombo->findData(m_pendingRun) >= 0)
+        applyPendingSelection();
+    else
+        refreshRuns(); // a run that ended after the last listing
+}
+
+void ExportPage::applyPendingSelection()
+{
+    if (m_pendingRun.isEmpty())
+        return;
+    const QString run = std::exchange(m_pendingRun, QString());
+    if (!chooseRunCheckpoint(m_runCombo, m_checkpointCombo, run, std::exchange(m_pendingCheckpoint, QString())))
+        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
+}
+
+void ExportPage::runChanged()
+{
+    {
+        const QSignalBlocker block(m_checkpointCombo);
+        m_checkpointCombo->clear();
+        for (const QString &name : m_runCombo->currentData(kCheckpointsRole).toStringList()) {
+            QString label = name;
+            if (name == QLatin1String("best"))
+                label = tr("Best");
+            else if (name == QLatin1String("last"))
+                label = tr("Last");
+            else if (name.startsWith(QLatin1String("step-")))
+                label = tr("Step %1").arg(name.mid(5));
+            m_checkpointCombo->addItem(label, name);
+        }
+    }
+    if (!m_project)
+        showStatus(tr("Open a project to export its runs."));
+    else if (m_runCombo->count() == 0)
+        showStatus(tr("No runs yet: train one on the Train page, then export it here."));
+    else if (m_checkpointCombo->count() == 0)
+        showStatus(tr("This run has no checkpoint yet: it can be exported once it has written one."));
+    else if (!isExporting())
+        showStatus(QString());
+    updateDefaultFolder();
+}
+
+void ExportPage::updateDefaultFolder()
+{
+    if (!m_outDirEdited) {
+        const QString run = currentRun();
+        const QString checkpoint = currentCheckpoint();
+        if (!m_project || run.isEmpty() || checkpoint.isEmpty()) {
+            m_outDir->clear();
+        } else {
+            const QString name = QStringLiteral("%1-%2-%3")
+                                     .arg(QFileInfo(run).fileName(), QFileInfo(checkpoint).completeBaseName(),
+                                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+            const QDir exports(m_project->exportsDir());
+            QString folder = exports.filePath(name);
+            for (int n = 2; QFileInfo::exists(folder); ++n) // two exports within a second
+                folder = exports.filePath(QStringLiteral("%1-%2").arg(name).arg(n));
+            m_outDir->setText(QDir::toNativeSeparators(folder));
+        }
+    }
+    updateButtons();
+}
+
+void ExportPage::updateButtons()
+{
+    const bool exporting = isExporting();
+    const bool ready = m_project && !currentRun().isEmpty() && !currentCheckpoint().isEmpty();
+    m_exportButton->setEnabled(ready && !exporting && !checkedFormats().isEmpty() && !outputFolder().isEmpty());
+    m_cancelButton->setEnabled(exporting);
+    m_progress->setVisible(exporting);
+    m_cancelButton->setVisible(exporting);
+    m_runCombo->setEnabled(!exporting);
+    m_checkpointCombo->setEnabled(!exporting);
+    m_refreshButton->setEnabled(m_project && !exporting);
+    m_browseButton->setEnabled(m_project && !exporting);
+    const bool shown = !m_shownFolder.isEmpty();
+    m_openFolderButton->setEnabled(shown);
+    m_copyPathButton->setEnabled(shown);
+    if (m_project && checkedFormats().isEmpty())
+        m_exportButton->setToolTip(tr("Choose at least one format."));
+    else
+        m_exportButton->setToolTip(tr("Export and verify every chosen format as a job."));
+}
+
+void ExportPage::browseFolder()
+{
+    const QString start = m_project ? m_project->exportsDir() : QString();
+    auto *dialog = new QFileDialog(this, tr("Export Folder"), start);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &folder) {
+        m_outDir->setText(QDir::toNativeSeparators(folder));
+        m_outDirEdited = true;
+        updateButtons();
+    });
+    dialog->open();
+}
+
+void ExportPage::startExport()
+{
+    if (!m_exportButton->isEnabled())
+        return;
+    if (!m_outDirEdited)
+        updateDefaultFolder(); // a fresh time stamp: never write into the previous export's folder
+    workspace::ExportRunJob::Params params;
+    params.databasePath = m_databasePath;
+    params.runDir = currentRun();
+    params.checkpoint = currentCheckpoint();
+    params.formats = checkedFormats();
+    params.outDir = QDir::fromNativeSeparators(outputFolder());
+    params.preprocessing = m_preprocessing->isChecked();
+    params.softmax = m_softmax->isChecked();
+    params.calibMethod = m_calibMethod->currentData().toString();
+    params.calibImages = m_calibImages->value();
+    auto *job = new workspace::ExportRunJob(params);
+    m_job = job;
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("Starting…"));
+    clearReport(QString());
+    showStatus(tr("Exporting %1 (%2) to %3…")
+                   .arg(QFileInfo(params.runDir).fileName(), m_checkpointCombo->currentText(),
+                        QDir::toNativeSeparators(params.outDir)));
+    updateButtons();
+    connect(job, &workspace::Job::progressChanged, this, [this](double fraction, const QString &status) {
+        m_progress->setValue(int(fraction * 1000));
+        m_progress->setFormat(status.isEmpty() ? QStringLiteral("%p%") : status + QStringLiteral(" (%p%)"));
+    });
+    connect(job, &workspace::Job::finished, this, [this, outDir = params.outDir](const QVariant &result) {
+        const QVariantMap summary = result.toMap();
+        const qint64 id = summary.value(QStringLiteral("exportId")).toLongLong();
+        jobEnded();
+        showReport(summary.value(QStringLiteral("report")).toString(), outDir, id);
+        showStatus(summary.value(QStringLiteral("ok")).toBool()
+                       ? tr("Exported and verified.")
+                       : tr("Exported, but some artifacts failed their checks: see the Reason column."));
+        m_selectAfterHistory = id;
+        refreshHistory();
+        m_outDirEdited = false;
+        updateDefaultFolder();
+        Q_EMIT exportFinished(id);
+    });
+    connect(job, &workspace::Job::failed, this, [this](const QString &message) {
+        jobEnded();
+        showStatus(tr("The export failed: %1").arg(message));
+        refreshHistory(); // the failure is recorded too
+        Q_EMIT exportFailed(message);
+    });
+    connect(job, &workspace::Job::cancelled, this, [this] {
+        jobEnded();
+        showStatus(tr("The export was cancelled; files already written stay in the output folder."));
+        Q_EMIT exportFailed(tr("cancelled"));
+    });
+    m_jobs->start(job);
+}
+
+void ExportPage::cancelExport()
+{
+    if (m_job)
+        m_job->requestCancel();
+}
+
+void ExportPage::jobEnded()
+{
+    m_job.clear();
+    updateButtons();
+}
+
+void ExportPage::historySelectionChanged()
+{
+    const QModelIndex current = m_historyView->currentIndex();
+    if (!current.isValid() || current.row() >= m_history.size())
+        return;
+    const workspace::StoredExport &e = m_history.at(current.row());
+    showReport(e.reportJson, e.outDir, e.id);
+    if (!QFileInfo::exists(e.outDir))
+        showStatus(tr("The folder of this export no longer exists: %1").arg(QDir::toNativeSeparators(e.outDir)));
+}
+
+void ExportPage::clearReport(const QString &message)
+{
+    m_report->removeRows(0, m_report->rowCount());
+    m_shownId = 0;
+    m_shownFolder.clear();
+    m_summary->setText(message);
+    updateButtons();
+}
+
+void ExportPage::showReport(const QString &reportJson, const QString &outDir, qint64 exportId)
+{
+    clearReport(QString());
+    m_shownId = exportId;
+    m_shownFolder = outDir;
+    const QJsonObject report = QJsonDocument::fromJson(reportJson.toUtf8()).object();
+    if (report.contains(QStringLiteral("error"))) {
+        showErrorWithHelp(m_summary, tr("This export failed: %1").arg(report.value(QStringLiteral("error")).toString()),
+                          QStringLiteral("export"));
+    } else {
+        const QJsonObject source = report.value(QStringLiteral("source")).toObject();
+        const QJsonObject original = report.value(QStringLiteral("original")).toObject();
+        const QJsonObject latency = original.value(QStringLiteral("latency")).toObject();
+        QStringList facts;
+        facts << (report.value(QStringLiteral("status")).toString() == QLatin1String("passed")
+                      ? tr("Every artifact passed its checks.")
+                      : tr("Some artifacts failed their checks."));
+        facts << tr("%1, %2 classes, %3 px input.")
+                     .arg(source.value(QStringLiteral("arch")).toString())
+                     .arg(source.value(QStringLiteral("num_classes")).toInt())
+                     .arg(source.value(QStringLiteral("image_size")).toInt());
+        if (original.value(QStringLiteral("accuracy")).isDouble())
+            facts << tr("Original model: %1% top-1 on the validation images.")
+                         .arg(QLocale().toString(original.value(QStringLiteral("accuracy")).toDouble(), 'f', 1));
+        if (!latency.isEmpty())
+            facts << tr("Original on this CPU: %1 ms per image at batch 1, %2 ms at batch 32.")
+                         .arg(milliseconds(latency.value(QStringLiteral("batch1_ms_per_image"))),
+                              milliseconds(latency.value(QStringLiteral("batch32_ms_per_image"))));
+        facts << tr("Folder: %1").arg(QDir::toNativeSeparators(outDir));
+        m_summary->setText(facts.join(QLatin1Char(' ')));
+    }
+    for (const QJsonValue &value : report.value(QStringLiteral("artifacts")).toArray()) {
+        const QJsonObject a = value.toObject();
+        const QJsonObject verification = a.value(QStringLiteral("verification")).toObject();
+        const QJsonObject accuracy = a.value(QStringLiteral("accuracy")).toObject();
+        const QJsonObject latency = a.value(QStringLiteral("latency")).toObject();
+        const bool passed = a.value(QStringLiteral("status")).toString() == QLatin1String("passed");
+        QStringList cells(ColumnCount);
+        cells[FormatColumn] = a.value(QStringLiteral("format")).toString();
+        cells[FileColumn] = a.value(QStringLiteral("file")).toString();
+        if (a.value(QStringLiteral("bytes")).isDouble())
+            cells[SizeColumn] = QLocale().formattedDataSize(qint64(a.value(QStringLiteral("bytes")).toDouble()));
+        if (verification.value(QStringLiteral("max_abs_diff")).isDouble())
+            cells[MaxDiffColumn] = QString::number(verification.value(QStringLiteral("max_abs_diff")).toDouble(), 'g', 3);
+        cells[AgreementColumn] = percent(verification.value(QStringLiteral("top1_agreement")));
+        if (accuracy.value(QStringLiteral("top1")).isDouble())
+            cells[AccuracyColumn] = tr("%1% (%2%)")
+                                        .arg(QLocale().toString(accuracy.value(QStringLiteral("top1")).toDouble(), 'f', 1),
+                                             QLocale().toString(accuracy.value(QStringLiteral("reference_top1")).toDouble(), 'f', 1));
+        cells[Latency1Column] = milliseconds(latency.value(QStringLiteral("batch1_ms_per_image")));
+        cells[Latency32Column] = milliseconds(latency.value(QStringLiteral("batch32_ms_per_image")));
+        cells[StatusColumn] = passed ? tr("passed") : tr("failed");
+        cells[ReasonColumn] = a.value(QStringLiteral("reason")).toString();
+        QList<QStandardItem *> row;
+        for (const QString &cell : cells)
+            row << new QStandardItem(cell);
+        row[StatusColumn]->setForeground(passed ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
+        row[ReasonColumn]->setToolTip(cells[ReasonColumn]);
+        row[FileColumn]->setToolTip(QDir::toNativeSeparators(QDir(outDir).filePath(cells[FileColumn])));
+        m_report->appendRow(row);
+    }
+    updateButtons();
+    Q_EMIT reportShown();
+}
+
+void ExportPage::showStatus(const QString &message)
+{
+    m_status->setText(message);
+}
+
+} // namespace lathe::ui

@@ -1,0 +1,364 @@
+#include "train/run_config_form.h"
+
+#include "train/device_picker.h"
+
+#include "engine/base/engine_error.h"
+#include "engine/run/run_config.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
+
+namespace lathe::ui {
+namespace {
+
+// Sets a value at a dotted path of a JSON object.
+void setPath(nlohmann::json &root, const std::string &dotted, const nlohmann::json &value)
+{
+    nlohmann::json *node = &root;
+    std::size_t start = 0;
+    for (std::size_t dot; (dot = dotted.find('.', start)) != std::string::npos; start = dot + 1)
+        node = &(*node)[dotted.substr(start, dot - start)];
+    (*node)[dotted.substr(start)] = value;
+}
+
+const nlohmann::json *getPath(const nlohmann::json &root, const std::string &dotted)
+{
+    const nlohmann::json *node = &root;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t dot = dotted.find('.', start);
+        const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (!node->is_object() || !node->contains(key))
+            return nullptr;
+        node = &(*node)[key];
+        if (dot == std::string::npos)
+            return node;
+        start = dot + 1;
+    }
+}
+
+QString listText(const nlohmann::json &value)
+{
+    QStringList parts;
+    for (const nlohmann::json &item : value)
+        parts << (item.is_string() ? QString::fromStdString(item.get<std::string>()) : QString::fromStdString(item.dump()));
+    return parts.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
+    : QWidget(parent)
+    , m_error(new QLabel(this))
+    , m_grid(new QGridLayout)
+{
+    m_error->setObjectName(QStringLiteral("fieldError"));
+    m_error->setWordWrap(true);
+    m_error->setVisible(false);
+    QHash<QString, QFormLayout *> forms;
+    for (const nlohmann::json &field : engine::runConfigSchema()) {
+        const QString name = QString::fromStdString(field.value("field", std::string()));
+        const QString section = name.contains(QLatin1Char('.')) ? name.section(QLatin1Char('.'), 0, 0) : QStringLiteral("run");
+        // The format version is not a setting; the shards and image size have the Train page's own
+        // controls (a dataset picker, a size with the backbone's default).
+        if (!sections.contains(section) || name == QLatin1String("version") || name == QLatin1String("data.shards") ||
+            name == QLatin1String("data.image_size"))
+            continue;
+        const std::string type = field.value("type", std::string());
+        if (type.rfind("object", 0) == 0 || type == "array of augmentations")
+            continue; // edited on their own pages (stage multipliers, augmentation list)
+        QWidget *editor = makeEditor(field);
+        if (!editor)
+            continue;
+        QFormLayout *form = forms.value(section);
+        if (!form) {
+            auto *group = new QGroupBox(sectionTitle(section).replace(QLatin1Char('&'), QStringLiteral("&&")), this);
+            form = new QFormLayout(group);
+            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+            forms.insert(section, form);
+            m_groups << group;
+        }
+        editor->setToolTip(QCoreApplication::translate("RunConfigSchema", field.value("description", std::string()).c_str()));
+        form->addRow(fieldLabel(name), editor);
+        m_editors.insert(name, editor);
+        m_schema.insert(name, field);
+        m_fields << name;
+    }
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(m_grid);
+    layout->addWidget(m_error);
+    layout->setSizeConstraint(QLayout::SetNoConstraint); // minimumSizeHint() below decides
+    reflow();
+    setValues(engine::runConfigToJson(engine::RunConfig()));
+}
+
+void RunConfigForm::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    reflow();
+}
+
+int RunConfigForm::widestGroup() const
+{
+    int widest = 1;
+    for (QGroupBox *group : m_groups)
+        widest = std::max(widest, group->minimumSizeHint().width());
+    return widest;
+}
+
+QSize RunConfigForm::minimumSizeHint() const
+{
+    return {widestGroup(), layout()->minimumSize().height()};
+}
+
+QSize RunConfigForm::sizeHint() const
+{
+    return {widestGroup(), layout()->sizeHint().height()};
+}
+
+void RunConfigForm::reflow()
+{
+    const int widest = widestGroup();
+    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    const int columns = std::clamp((width() + spacing) / (widest + spacing), 1, 3);
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    for (QGroupBox *group : m_groups)
+        m_grid->removeWidget(group);
+    for (int i = 0; i < m_groups.size(); ++i)
+        m_grid->addWidget(m_groups[i], i / columns, i % columns, Qt::AlignTop);
+    for (int c = 0; c < 3; ++c)
+        m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+    updateGeometry(); // another height
+}
+
+QWidget *RunConfigForm::makeEditor(const nlohmann::json &field)
+{
+    const std::string type = field.value("type", std::string());
+    if (field.value("field", std::string()) == "devices") {
+        m_devices = new DevicePicker(this);
+        connect(m_devices, &DevicePicker::changed, this, &RunConfigForm::edited);
+        return m_devices;
+    }
+    if (type == "boolean") {
+        auto *box = new QCheckBox(this);
+        connect(box, &QCheckBox::toggled, this, &RunConfigForm::edited);
+        return box;
+    }
+    if (field.contains("allowed") && field["allowed"].is_array()) {
+        auto *combo = new QComboBox(this);
+        for (const nlohmann::json &v : field["allowed"])
+            combo->addItem(QString::fromStdString(v.get<std::string>()));
+        connect(combo, &QComboBox::currentIndexChanged, this, &RunConfigForm::edited);
+        return combo;
+    }
+    if (type == "integer") {
+        auto *spin = new QSpinBox(this);
+        const auto bound = [&](const char *key, long long fallback) {
+            return field.contains(key) && field[key].is_number() ? field[key].get<long long>() : fallback;
+        };
+        spin->setRange(int(std::max<long long>(bound("min", 0), std::numeric_limits<int>::min())),
+                       int(std::min<long long>(bound("max", std::numeric_limits<int>::max()), std::numeric_limits<int>::max())));
+        connect(spin, &QSpinBox::valueChanged, this, &RunConfigForm::edited);
+        return spin;
+    }
+    // Numbers (1e-8 to 1e4 and more), strings and lists: typed as text, checked by the parser.
+    auto *line = new QLineEdit(this);
+    if (type.rfind("array", 0) == 0)
+        line->setPlaceholderText(tr("comma-separated"));
+    connect(line, &QLineEdit::editingFinished, this, &RunConfigForm::edited);
+    return line;
+}
+
+nlohmann::json RunConfigForm::editorValue(const QString &field) const
+{
+    QWidget *editor = m_editors.value(field);
+    const std::string type = m_schema.value(field).value("type", std::string());
+    if (auto *devices = qobject_cast<DevicePicker *>(editor))
+        return devices->value();
+    if (auto *box = qobject_cast<QCheckBox *>(editor))
+        return box->isChecked();
+    if (auto *combo = qobject_cast<QComboBox *>(editor))
+        return combo->currentText().toStdString();
+    if (auto *spin = qobject_cast<QSpinBox *>(editor))
+        return spin->value();
+    const QString text = qobject_cast<QLineEdit *>(editor)->text().trimmed();
+    if (type == "number") {
+        bool ok = false;
+        const double v = QLocale::c().toDouble(text, &ok);
+        return ok ? nlohmann::json(v) : nlohmann::json(text.toStdString()); // the parser names the field
+    }
+    if (type.rfind("array", 0) == 0) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const QString item = part.trimmed();
+            bool ok = false;
+            const double v = QLocale::c().toDouble(item, &ok);
+            if (type.find("string") != std::string::npos || !ok)
+                list.push_back(item.toStdString());
+            else if (type.find("integer") != std::string::npos && v == double(qint64(v)))
+                list.push_back(qint64(v));
+            else
+                list.push_back(v);
+        }
+        return list;
+    }
+    return text.toStdString();
+}
+
+void RunConfigForm::setEditorValue(const QString &field, const nlohmann::json &value)
+{
+    QWidget *editor = m_editors.value(field);
+    if (auto *devices = qobject_cast<DevicePicker *>(editor))
+        devices->setValue(value);
+    else if (auto *box = qobject_cast<QCheckBox *>(editor))
+        box->setChecked(value.is_boolean() && value.get<bool>());
+    else if (auto *combo = qobject_cast<QComboBox *>(editor))
+        combo->setCurrentText(QString::fromStdString(value.is_string() ? value.get<std::string>() : std::string()));
+    else if (auto *spin = qobject_cast<QSpinBox *>(editor))
+        spin->setValue(value.is_number() ? value.get<int>() : 0);
+    else if (auto *line = qobject_cast<QLineEdit *>(editor))
+        line->setText(value.is_array()    ? listText(value)
+                      : value.is_string() ? QString::fromStdString(value.get<std::string>())
+                                          : QString::fromStdString(value.dump()));
+}
+
+nlohmann::json RunConfigForm::values() const
+{
+    return m_accepted;
+}
+
+void RunConfigForm::setValues(const nlohmann::json &config)
+{
+    m_updating = true;
+    for (const QString &field : m_fields)
+        if (const nlohmann::json *value = getPath(config, field.toStdString()))
+            setEditorValue(field, *value);
+    m_updating = false;
+    edited();
+}
+
+QString RunConfigForm::errorText() const
+{
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+void RunConfigForm::edited()
+{
+    if (m_updating)
+        return;
+    nlohmann::json candidate = nlohmann::json::object();
+    for (const QString &field : m_fields)
+        setPath(candidate, field.toStdString(), editorValue(field));
+    try {
+        engine::parseRunConfig(candidate); // field by field; cross-field rules are checked at Start
+    } catch (const engine::EngineError &e) {
+        m_error->setText(QString::fromUtf8(e.what()));
+        m_error->setVisible(true);
+        return;
+    }
+    m_error->setVisible(false);
+    if (candidate == m_accepted)
+        return;
+    m_accepted = candidate;
+    Q_EMIT valuesChanged();
+}
+
+QString RunConfigForm::sectionTitle(const QString &section)
+{
+    static const QHash<QString, const char *> titles = {
+        {QStringLiteral("run"), QT_TR_NOOP("Precision & devices")},
+        {QStringLiteral("optimizer"), QT_TR_NOOP("Optimisation")},
+        {QStringLiteral("loss"), QT_TR_NOOP("Loss")},
+        {QStringLiteral("schedule"), QT_TR_NOOP("Learning-rate schedule")},
+        {QStringLiteral("checkpoints"), QT_TR_NOOP("Checkpoints")},
+        {QStringLiteral("early_stopping"), QT_TR_NOOP("Early stopping")},
+        {QStringLiteral("ema"), QT_TR_NOOP("Weight averaging (EMA)")},
+        {QStringLiteral("feature_cache"), QT_TR_NOOP("Feature cache")},
+        {QStringLiteral("distributed"), QT_TR_NOOP("Several machines")},
+        {QStringLiteral("data"), QT_TR_NOOP("Data")},
+    };
+    const char *title = titles.value(section);
+    return title ? tr(title) : section;
+}
+
+QString RunConfigForm::fieldLabel(const QString &field)
+{
+    static const QHash<QString, const char *> labels = {
+        {QStringLiteral("precision"), QT_TR_NOOP("Precision:")},
+        {QStringLiteral("devices"), QT_TR_NOOP("Devices:")},
+        {QStringLiteral("seed"), QT_TR_NOOP("Seed:")},
+        {QStringLiteral("data.workers"), QT_TR_NOOP("Pipeline threads:")},
+        {QStringLiteral("data.cache_mb"), QT_TR_NOOP("Image cache (MB):")},
+        {QStringLiteral("data.channels_last"), QT_TR_NOOP("Channels-last memory:")},
+        {QStringLiteral("data.balance"), QT_TR_NOOP("Class balance:")},
+        {QStringLiteral("data.train_split"), QT_TR_NOOP("Training split:")},
+        {QStringLiteral("data.val_split"), QT_TR_NOOP("Validation split:")},
+        {QStringLiteral("optimizer.name"), QT_TR_NOOP("Optimiser:")},
+        {QStringLiteral("optimizer.lr"), QT_TR_NOOP("Learning rate:")},
+        {QStringLiteral("optimizer.batch_size"), QT_TR_NOOP("Batch size:")},
+        {QStringLiteral("optimizer.epochs"), QT_TR_NOOP("Epochs:")},
+        {QStringLiteral("optimizer.momentum"), QT_TR_NOOP("Momentum:")},
+        {QStringLiteral("optimizer.nesterov"), QT_TR_NOOP("Nesterov:")},
+        {QStringLiteral("optimizer.weight_decay"), QT_TR_NOOP("Weight decay:")},
+        {QStringLiteral("optimizer.no_decay_norms_and_biases"), QT_TR_NOOP("No decay for norms and biases:")},
+        {QStringLiteral("optimizer.betas"), QT_TR_NOOP("Betas (AdamW):")},
+        {QStringLiteral("optimizer.eps"), QT_TR_NOOP("Epsilon:")},
+        {QStringLiteral("optimizer.alpha"), QT_TR_NOOP("Alpha (RMSprop):")},
+        {QStringLiteral("optimizer.clip_grad_norm"), QT_TR_NOOP("Clip gradient norm:")},
+        {QStringLiteral("optimizer.accumulate_steps"), QT_TR_NOOP("Accumulate batches:")},
+        {QStringLiteral("loss.name"), QT_TR_NOOP("Loss:")},
+        {QStringLiteral("loss.label_smoothing"), QT_TR_NOOP("Label smoothing:")},
+        {QStringLiteral("loss.focal_gamma"), QT_TR_NOOP("Focal gamma:")},
+        {QStringLiteral("schedule.name"), QT_TR_NOOP("Schedule:")},
+        {QStringLiteral("schedule.warmup_epochs"), QT_TR_NOOP("Warm-up epochs:")},
+        {QStringLiteral("schedule.warmup_start_factor"), QT_TR_NOOP("Warm-up start factor:")},
+        {QStringLiteral("schedule.step_size"), QT_TR_NOOP("Step size (epochs):")},
+        {QStringLiteral("schedule.milestones"), QT_TR_NOOP("Milestones (epochs):")},
+        {QStringLiteral("schedule.gamma"), QT_TR_NOOP("Gamma:")},
+        {QStringLiteral("schedule.min_lr"), QT_TR_NOOP("Minimum learning rate:")},
+        {QStringLiteral("schedule.restart_epochs"), QT_TR_NOOP("Restart period (epochs):")},
+        {QStringLiteral("schedule.restart_multiplier"), QT_TR_NOOP("Period multiplier:")},
+        {QStringLiteral("schedule.max_lr"), QT_TR_NOOP("Maximum learning rate:")},
+        {QStringLiteral("schedule.pct_start"), QT_TR_NOOP("Rising share (one-cycle):")},
+        {QStringLiteral("schedule.div_factor"), QT_TR_NOOP("Initial divisor:")},
+        {QStringLiteral("schedule.final_div_factor"), QT_TR_NOOP("Final divisor:")},
+        {QStringLiteral("schedule.plateau_metric"), QT_TR_NOOP("Plateau metric:")},
+        {QStringLiteral("schedule.plateau_factor"), QT_TR_NOOP("Plateau factor:")},
+        {QStringLiteral("schedule.plateau_patience"), QT_TR_NOOP("Plateau patience:")},
+        {QStringLiteral("schedule.plateau_threshold"), QT_TR_NOOP("Plateau threshold:")},
+        {QStringLiteral("checkpoints.every_steps"), QT_TR_NOOP("Every steps:")},
+        {QStringLiteral("checkpoints.every_epochs"), QT_TR_NOOP("Every epochs:")},
+        {QStringLiteral("checkpoints.keep"), QT_TR_NOOP("Keep last:")},
+        {QStringLiteral("checkpoints.best_metric"), QT_TR_NOOP("Best by:")},
+        {QStringLiteral("early_stopping.enabled"), QT_TR_NOOP("Stop early:")},
+        {QStringLiteral("early_stopping.metric"), QT_TR_NOOP("Metric:")},
+        {QStringLiteral("early_stopping.patience"), QT_TR_NOOP("Patience (epochs):")},
+        {QStringLiteral("early_stopping.min_delta"), QT_TR_NOOP("Minimum change:")},
+        {QStringLiteral("ema.enabled"), QT_TR_NOOP("Average weights:")},
+        {QStringLiteral("ema.decay"), QT_TR_NOOP("Decay:")},
+        {QStringLiteral("feature_cache.mode"), QT_TR_NOOP("Mode:")},
+        {QStringLiteral("feature_cache.views"), QT_TR_NOOP("Augmented views:")},
+        {QStringLiteral("distributed.nnodes"), QT_TR_NOOP("Machines:")},
+        {QStringLiteral("distributed.node_rank"), QT_TR_NOOP("This machine's rank:")},
+        {QStringLiteral("distributed.master"), QT_TR_NOOP("Master (host:port):")},
+        {QStringLiteral("distributed.sync_batch_norm"), QT_TR_NOOP("Synchronise BatchNorm:")},
+    };
+    const char *label = labels.value(field);
+    return label ? tr(label) : field + QLatin1Char(':');
+}
+
+} // namespace lathe::ui

@@ -1,0 +1,175 @@
+#pragma once
+
+#include "engine/training/memory_estimate.h"
+#include "engine/models/model_spec.h"
+#include "workspace/train_job.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+class QBoxLayout;
+class QComboBox;
+class QLabel;
+class QScrollArea;
+class QTimer;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QThreadPool;
+
+namespace lathe::workspace {
+class JobManager;
+class Project;
+} // namespace lathe::workspace
+
+namespace lathe::ui {
+
+class AugmentationEditor;
+class AugmentationPreviewGrid;
+class DevicePicker;
+class LrSchedulePreview;
+class RunConfigForm;
+class TrainingCurves;
+
+// Set up a run and watch it: presets, the shards and input size, the augmentation list with a
+// live preview, every optimisation, schedule, precision, device, checkpoint and stopping field
+// (forms from the run-config schema) with the learning-rate curve they give, a pre-flight check
+// with the run's estimated memory against the chosen devices', then Start, Pause, Resume and
+// Stop. A run goes on in a Job while the user works elsewhere; its curves, progress, ETA and
+// log stream into the Live tab. The model comes from the Model page.
+class TrainPage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    TrainPage(workspace::JobManager *jobs, QWidget *parent = nullptr);
+
+    // Lists the project's converted datasets and restores the saved settings.
+    void setProject(workspace::Project *project);
+    // Looks for converted datasets again (after a conversion).
+    void refreshDatasets();
+    // Where the model of a new run comes from (the Model page).
+    void setModelSpecProvider(std::function<engine::ModelSpec()> provider);
+
+    // The run config Start would use (data and model included).
+    nlohmann::json runConfig() const;
+    // Checks a run could start; the reason when not (also shown on the page).
+    QString preflight() const;
+    // Starts a new run in the project's runs folder, or continues an existing run folder.
+    bool startRun();
+    bool resumeRun(const QString &runDir);
+    void applyConfig(const nlohmann::json &config); // e.g. a run's config cloned from the Runs page
+
+    // Presets (workspace::RunPresets): built-ins first, then the user's saved ones.
+    QStringList presetNames() const;
+    // Puts a preset's values into the forms; false (with the reason in the status) when unknown.
+    bool applyPreset(const QString &name);
+    // Saves the current settings as a user preset; empty, or the reason it was not saved.
+    QString savePreset(const QString &name);
+    QString deletePreset(const QString &name);
+
+    // The memory estimate of the current settings (bytes per rank; -1 until measured) and whether
+    // it exceeds the chosen devices' memory. preflightUpdated() follows each new figure.
+    qint64 memoryEstimate() const { return m_memoryTotal; }
+    bool memoryWarning() const { return m_memoryWarning; }
+
+    AugmentationEditor *augmentationEditor() const { return m_editor; }
+    AugmentationPreviewGrid *preview() const { return m_preview; }
+    QComboBox *datasetPicker() const { return m_dataset; }
+    QSpinBox *imageSizeEdit() const { return m_imageSize; }
+    RunConfigForm *form() const { return m_form; }
+    LrSchedulePreview *lrPreview() const { return m_lrPreview; }
+    TrainingCurves *curves() const { return m_curves; }
+    QPushButton *startButton() const { return m_start; }
+    QPushButton *pauseButton() const { return m_pause; }
+    QPushButton *stopButton() const { return m_stop; }
+    QLabel *statusLabel() const { return m_status; }
+    QComboBox *presetPicker() const { return m_presetPicker; }
+    DevicePicker *devicePicker() const;
+    QLabel *preflightLabel() const { return m_preflight; }
+    QLabel *memoryLabel() const { return m_memory; }
+    workspace::TrainJob *currentJob() const { return m_job; }
+    QString currentRunDir() const { return m_runDir; }
+
+Q_SIGNALS:
+    void datasetsListed();
+    // The shards to train on changed (saved with the project first).
+    void datasetChanged(const QString &shardFolder);
+    void runStarted(const QString &runDir);
+    // finished, failed, cancelled: the run folder holds the outcome.
+    void runEnded(const QString &runDir, const QString &state);
+    // The pre-flight panel shows the current settings' check and memory estimate.
+    void preflightUpdated();
+    void devicesListed();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    void datasetChosen();
+    void save();
+    void updatePreview();
+    void startJob(const QString &runDir, bool resume, const nlohmann::json &config);
+    void takeEvents();
+    void jobEnded(const QString &state, const QString &message);
+    void updateButtons();
+    void listPresets(const QString &current = {});
+    void presetChosen();
+    void schedulePreflight();
+    void runPreflight();
+    void showMemory();
+    void findDevices();
+    // The augmentation editor beside its preview when the width holds both, else above it.
+    void arrangeAugmentation();
+
+    workspace::JobManager *m_jobs;
+    workspace::Project *m_project = nullptr;
+    std::function<engine::ModelSpec()> m_modelSpec;
+    QPointer<workspace::TrainJob> m_job;
+    QString m_runDir;
+    qint64 m_trainImages = 0;
+    int m_classes = 0;
+    qint64 m_totalSteps = 0;
+    double m_runStarted = 0;
+
+    QTabWidget *m_tabs;
+    QComboBox *m_dataset;
+    QSpinBox *m_imageSize;
+    AugmentationEditor *m_editor;
+    AugmentationPreviewGrid *m_preview;
+    RunConfigForm *m_form;
+    LrSchedulePreview *m_lrPreview;
+    TrainingCurves *m_curves;
+    QPushButton *m_start;
+    QPushButton *m_pause;
+    QPushButton *m_stop;
+    QLabel *m_status;
+    QComboBox *m_presetPicker;
+    QLabel *m_presetInfo;
+    QPushButton *m_savePreset;
+    QPushButton *m_deletePreset;
+    QLabel *m_preflight;
+    QLabel *m_memory;
+    QTimer *m_preflightTimer;
+    QThreadPool *m_estimates; // one thread: estimates queue there, never in front of other work
+    QLabel *m_metrics;
+    QScrollArea *m_setupScroll = nullptr;
+    QBoxLayout *m_augmentLayout = nullptr;
+    QPlainTextEdit *m_log;
+    int m_listGeneration = 0;
+    int m_memoryGeneration = 0;
+    std::string m_memoryKey;         // what the measured parts were measured for
+    std::optional<engine::MemoryEstimate> m_measured;
+    qint64 m_memoryTotal = -1;
+    bool m_memoryWarning = false;
+    bool m_restoring = false;
+};
+
+} // namespace lathe::ui
