@@ -16,13 +16,18 @@ endif()
 
 add_library(lathe_common INTERFACE)
 add_library(Lathe::Common ALIAS lathe_common)
-target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-parameter)
+# Warnings as the stricter Qt projects use them; LATHE_WERROR (scripts/build.sh, so CI) turns them
+# into errors for Lathe's own code (third-party headers are SYSTEM includes).
+option(LATHE_WERROR "Treat warnings in Lathe's code as errors" OFF)
+target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-parameter
+  -Woverloaded-virtual -Wnon-virtual-dtor -Winvalid-pch $<$<BOOL:${LATHE_WERROR}>:-Werror>)
 # Only the shared libraries a binary uses become its dependencies (LibTorch's CMake config also
 # lists the CUDA runtime, which Lathe never calls; LibTorch's own libraries are kept explicitly).
 target_link_options(lathe_common INTERFACE -Wl,--as-needed)
 target_compile_definitions(lathe_common INTERFACE
   QT_NO_KEYWORDS
   QT_NO_CAST_FROM_ASCII
+  QT_NO_CAST_TO_ASCII
   QT_NO_NARROWING_CONVERSIONS_IN_CONNECT
   QT_DISABLE_DEPRECATED_BEFORE=0x060400
   LATHE_VERSION="${PROJECT_VERSION}")
@@ -66,7 +71,7 @@ endfunction()
 # reached through an engine header that exposes torch, fails with this message however the
 # include path is set (Debian's LibTorch puts ATen/ and torch/script.h in /usr/include).
 set(LATHE_FORBIDDEN_HEADERS_DIR ${CMAKE_BINARY_DIR}/forbidden-headers)
-foreach(header torch/torch.h torch/script.h torch/all.h torch/extension.h torch/library.h torch/nn.h
+foreach(header torch/torch.h torch/types.h torch/script.h torch/all.h torch/extension.h torch/library.h torch/nn.h
                torch/csrc/api/include/torch/torch.h ATen/ATen.h ATen/Tensor.h c10/core/Device.h
                c10/core/TensorImpl.h c10/util/Exception.h
                opencv2/opencv.hpp opencv2/core.hpp opencv2/core/mat.hpp opencv2/imgproc.hpp

@@ -2,7 +2,7 @@
 #   pypi   (default) the LibTorch inside the PyPI torch wheel of the project's venv
 #          (scripts/install-python.sh): LibTorch 2.11 with CUDA, NCCL and cuDNN.
 #   debian Debian's libtorch-dev: LibTorch 1.13, CPU only; the DEB depends on it.
-# Everything version-specific in the code lives in core/engine/torch_compat.h.
+# Everything version-specific in the code lives in core/engine/base/torch_compat.h.
 set(LATHE_LIBTORCH "pypi" CACHE STRING "LibTorch to build with: pypi (the venv's torch wheel, CUDA) or debian (libtorch-dev, CPU)")
 set_property(CACHE LATHE_LIBTORCH PROPERTY STRINGS pypi debian)
 set(LATHE_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH

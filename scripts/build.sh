@@ -7,7 +7,8 @@
 #                               build-debian/  LATHE_LIBTORCH=debian (Debian's LibTorch 1.13, CPU), GUI, the DEB
 #                               build-engine/  LATHE_ENGINE_ONLY=ON with Qt unfindable (LibTorch 2.11):
 #                                              the engine and lathe-cli only (its compiles come from ccache)
-# LATHE_BUILD_DIR moves build/; the others sit beside it.
+# "all" (what scripts/test.sh and so CI run) builds with LATHE_WERROR=ON: a warning in Lathe's code
+# fails the build. LATHE_BUILD_DIR moves build/; the others sit beside it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${LATHE_BUILD_DIR:-$ROOT/build}"
@@ -39,14 +40,14 @@ case "$WHAT" in
     timed build cmake --build "$BUILD" -j"$(nproc)"
     ;;
   all)
-    configure "$BUILD" -DLATHE_LIBTORCH=pypi -DLATHE_ENGINE_ONLY_TREE="$BUILD-engine" \
+    configure "$BUILD" -DLATHE_LIBTORCH=pypi -DLATHE_WERROR=ON -DLATHE_ENGINE_ONLY_TREE="$BUILD-engine" \
       -DLATHE_OTHER_LIBTORCH_CLI="$BUILD-debian/app/lathe-cli"
     timed build cmake --build "$BUILD" -j"$(nproc)"
     # Right after build/: the same compiler lines, so ccache answers for the engine's objects.
-    configure "$BUILD-engine" -DLATHE_LIBTORCH=pypi -DLATHE_ENGINE_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON \
+    configure "$BUILD-engine" -DLATHE_LIBTORCH=pypi -DLATHE_WERROR=ON -DLATHE_ENGINE_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON \
       -DLATHE_BUILD_TESTS=OFF
     timed build-engine cmake --build "$BUILD-engine" -j"$(nproc)" --target lathe-cli
-    configure "$BUILD-debian" -DLATHE_LIBTORCH=debian -DLATHE_TORCH_UNIT_TESTS=OFF
+    configure "$BUILD-debian" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_TORCH_UNIT_TESTS=OFF
     timed build-debian cmake --build "$BUILD-debian" -j"$(nproc)"
     ;;
   *)

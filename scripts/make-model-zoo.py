@@ -2,7 +2,7 @@
 """Writes resources/model_zoo.json from torchvision's weight enums.
 
 The catalog lists every official ImageNet weight file torchvision offers for the backbones
-Lathe builds (core/engine/backbone_registry.cpp), with the exact URL, the SHA-256 prefix that
+Lathe builds (core/engine/models/backbone_registry.cpp), with the exact URL, the SHA-256 prefix that
 torchvision's file names carry (torch.hub checks a download against it), the accuracies and
 the evaluation transform. Reading the enums instead of typing the values keeps it exact.
 

@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/run/run_config.h"
+#include "engine/run/run_events.h"
 #include "engine/base/runtime_info.h"
 #include "engine/training/trainer.h"
 
@@ -96,33 +97,35 @@ nlohmann::json flagOverrides(const TrainArgs &a)
 // One progress line on stderr per event worth a line.
 void printProgress(const nlohmann::json &e)
 {
-    const std::string type = e.value("type", "");
+    namespace type = engine::event_type;
+    namespace key = engine::event_key;
+    const std::string t = e.value(key::kType, "");
     std::ostringstream line;
     line << std::setprecision(4);
-    if (type == "step") {
-        line << "step " << e.value("step", 0) << "  epoch " << e.value("epoch", 0) + 1 << "  loss "
-             << e.value("loss", 0.0) << "  lr " << e.value("lr", 0.0) << "  " << std::setprecision(1) << std::fixed
-             << e.value("images_per_s", 0.0) << " img/s  input wait " << 100 * e.value("input_wait_fraction", 0.0)
+    if (t == type::kStep) {
+        line << "step " << e.value(key::kStep, 0) << "  epoch " << e.value(key::kEpoch, 0) + 1 << "  loss "
+             << e.value(key::kLoss, 0.0) << "  lr " << e.value(key::kLr, 0.0) << "  " << std::setprecision(1) << std::fixed
+             << e.value(key::kImagesPerSecond, 0.0) << " img/s  input wait " << 100 * e.value(key::kInputWaitFraction, 0.0)
              << "%";
-    } else if (type == "epoch") {
-        line << "epoch " << e.value("epoch", 0) + 1 << "  train_loss " << e.value("train_loss", 0.0) << "  train_top1 "
+    } else if (t == type::kEpoch) {
+        line << "epoch " << e.value(key::kEpoch, 0) + 1 << "  train_loss " << e.value("train_loss", 0.0) << "  train_top1 "
              << e.value("train_top1", 0.0);
         if (e.contains("val_loss"))
             line << "  val_loss " << e.value("val_loss", 0.0) << "  val_top1 " << e.value("val_top1", 0.0);
-        line << "  (" << std::setprecision(1) << std::fixed << e.value("seconds", 0.0) << " s)";
-    } else if (type == "checkpoint") {
-        line << "checkpoint " << e.value("path", "");
-    } else if (type == "log") {
-        line << e.value("message", "");
-    } else if (type == "resumed") {
-        line << "resumed at step " << e.value("step", 0) << " (epoch " << e.value("epoch", 0) + 1 << ", batch "
-             << e.value("batch_in_epoch", 0) << ")";
-    } else if (type == "failed") {
-        line << "failed: " << e.value("message", "");
-    } else if (type == "overflow_skipped") {
-        line << "fp16 overflow: step " << e.value("step", 0) << " skipped";
+        line << "  (" << std::setprecision(1) << std::fixed << e.value(key::kSeconds, 0.0) << " s)";
+    } else if (t == type::kCheckpoint) {
+        line << "checkpoint " << e.value(key::kPath, "");
+    } else if (t == type::kLog) {
+        line << e.value(key::kMessage, "");
+    } else if (t == type::kResumed) {
+        line << "resumed at step " << e.value(key::kStep, 0) << " (epoch " << e.value(key::kEpoch, 0) + 1 << ", batch "
+             << e.value(key::kBatchInEpoch, 0) << ")";
+    } else if (t == type::kFailed) {
+        line << "failed: " << e.value(key::kMessage, "");
+    } else if (t == type::kOverflowSkipped) {
+        line << "fp16 overflow: step " << e.value(key::kStep, 0) << " skipped";
     } else {
-        line << type;
+        line << t;
     }
     std::cerr << line.str() << '\n';
 }

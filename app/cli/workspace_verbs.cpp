@@ -5,7 +5,6 @@
 #include "workspace/project.h"
 
 #include <CLI/CLI.hpp>
-#include <QVariantMap>
 
 #include <memory>
 #include <sstream>
@@ -37,21 +36,25 @@ std::string projectText(const nlohmann::json &doc)
     return text.str();
 }
 
-nlohmann::json importJson(const QVariantMap &summary)
+nlohmann::json importJson(const workspace::ImportSummary &s)
 {
-    nlohmann::json doc = nlohmann::json::object();
-    for (auto it = summary.begin(); it != summary.end(); ++it)
-        doc[it.key().toStdString()] = it.value().toInt();
-    return doc;
+    return {{"datasetId", s.datasetId},
+            {"added", s.added},
+            {"removed", s.removed},
+            {"changed", s.changed},
+            {"unchanged", s.unchanged},
+            {"ok", s.ok},
+            {"rejected", s.rejected},
+            {"duplicates", s.duplicates},
+            {"nearDuplicateGroups", s.nearDuplicateGroups}};
 }
 
-std::string importText(const QVariantMap &s)
+std::string importText(const workspace::ImportSummary &s)
 {
-    const auto n = [&s](const char *key) { return s.value(QString::fromLatin1(key)).toInt(); };
     std::ostringstream text;
-    text << n("ok") << " usable, " << n("rejected") << " rejected, " << n("duplicates") << " duplicates, "
-         << n("nearDuplicateGroups") << " near-duplicate groups (" << n("added") << " added, " << n("changed")
-         << " changed, " << n("removed") << " removed, " << n("unchanged") << " unchanged)\n";
+    text << s.ok << " usable, " << s.rejected << " rejected, " << s.duplicates << " duplicates, "
+         << s.nearDuplicateGroups << " near-duplicate groups (" << s.added << " added, " << s.changed
+         << " changed, " << s.removed << " removed, " << s.unchanged << " unchanged)\n";
     return text.str();
 }
 
@@ -81,8 +84,7 @@ void addImport(CLI::App &app, CliContext &context)
             p.reset();
             params->sourceDir = QString::fromStdString(*source);
             params->name = QString::fromStdString(*name);
-            const QVariantMap summary =
-                workspace::ImportJob::toVariantMap(workspace::ImportJob::importFolder(*params, {}));
+            const workspace::ImportSummary summary = workspace::ImportJob::importFolder(*params, {});
             context.print(importJson(summary), "Imported " + *source + ": " + importText(summary));
             return 0;
         };
@@ -145,13 +147,12 @@ void addDemo(CLI::App &app, CliContext &context)
             job.run(); // this thread: the CLI has nothing else to do meanwhile
             if (job.state() != workspace::Job::State::Finished)
                 throw std::runtime_error(job.errorMessage().toStdString());
-            const QVariantMap r = job.result().toMap();
+            const workspace::DemoProjectResult r = job.result().value<workspace::DemoProjectResult>();
             nlohmann::json classes = nlohmann::json::array();
-            for (const QString &c : r[QStringLiteral("classes")].toStringList())
+            for (const QString &c : r.classes)
                 classes.push_back(c.toStdString());
-            const QVariantMap imported = r[QStringLiteral("import")].toMap();
-            const std::string project = r[QStringLiteral("project")].toString().toStdString();
-            const std::string images = r[QStringLiteral("images")].toString().toStdString();
+            const std::string project = r.project.toStdString();
+            const std::string images = r.images.toStdString();
             // Paths quoted for a POSIX shell only where they need it.
             const auto shellArg = [](const std::string &path) {
                 if (path.find_first_of(" \t'\"$\\") == std::string::npos)
@@ -171,11 +172,11 @@ void addDemo(CLI::App &app, CliContext &context)
             const nlohmann::json doc = {{"project", project},
                                         {"images", images},
                                         {"classes", classes},
-                                        {"train_images", r[QStringLiteral("train")].toInt()},
-                                        {"val_images", r[QStringLiteral("val")].toInt()},
-                                        {"test_images", r[QStringLiteral("test")].toInt()},
-                                        {"reused", r[QStringLiteral("reused")].toBool()},
-                                        {"import", importJson(imported)},
+                                        {"train_images", r.train},
+                                        {"val_images", r.val},
+                                        {"test_images", r.test},
+                                        {"reused", r.reused},
+                                        {"import", importJson(r.import)},
                                         {"next", next}};
             std::ostringstream text;
             text << "Lathe demo\n"
@@ -184,7 +185,7 @@ void addDemo(CLI::App &app, CliContext &context)
                  << " test PNGs, " << classes.size() << " Fashion-MNIST classes"
                  << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
                  << "  Project: " << project << "\n"
-                 << "  Catalog: dataset 'fashion-mnist', " << importText(imported)
+                 << "  Catalog: dataset 'fashion-mnist', " << importText(r.import)
                  << "Open the project in the workbench (lathe " << project
                  << ") to convert, train and evaluate it there, or go on headless:\n";
             for (const auto &command : next)

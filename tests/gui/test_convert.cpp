@@ -135,7 +135,7 @@ private Q_SLOTS:
             return;
         QVERIFY(finished.wait(60000));
         QTRY_VERIFY(m_page->currentDatasetId() > 0);
-        QCOMPARE(finished.first().first().toMap().value(QStringLiteral("ok")).toInt(), m_usable);
+        QCOMPARE(finished.first().first().value<workspace::ImportSummary>().ok, m_usable);
         QTRY_VERIFY(button("convertButton")->isEnabled());
     }
 
@@ -175,11 +175,11 @@ private Q_SLOTS:
         QVERIFY(!m_page->isConverting());
         QVERIFY(button("convertButton")->isEnabled());
 
-        const QVariantMap summary = converted.first().first().toMap();
-        QCOMPARE(summary.value(QStringLiteral("outDir")).toString(), m_converted);
-        QCOMPARE(summary.value(QStringLiteral("records")).toInt(), m_usable);
-        QCOMPARE(summary.value(QStringLiteral("rejected")).toInt(), 1);
-        QCOMPARE(summary.value(QStringLiteral("classes")).toStringList().size(), 10);
+        const workspace::ConvertSummary summary = converted.first().first().value<workspace::ConvertSummary>();
+        QCOMPARE(summary.outDir, m_converted);
+        QCOMPARE(summary.records, qint64(m_usable));
+        QCOMPARE(summary.rejected, qint64(1));
+        QCOMPARE(summary.classes.size(), 10);
 
         const QString manifestPath = QDir(m_converted).filePath(QStringLiteral("dataset.json"));
         QVERIFY(QFileInfo::exists(manifestPath));

@@ -175,7 +175,7 @@ private Q_SLOTS:
         m_datasetId = loaded.last().first().toInt();
         QVERIFY(m_datasetId > 0);
         QCOMPARE(m_page->currentDatasetId(), m_datasetId);
-        QCOMPARE(finished.first().first().toMap().value(QStringLiteral("rejected")).toInt(), 2);
+        QCOMPARE(finished.first().first().value<workspace::ImportSummary>().rejected, 2);
 
         const QVector<CatalogImage> images = catalogImages();
         QCOMPARE(images.size(), 40 + 4);
@@ -467,10 +467,10 @@ private Q_SLOTS:
         QVERIFY(reimport->isEnabled());
         QTest::mouseClick(reimport, Qt::LeftButton);
         QVERIFY(finished.wait(60000));
-        const QVariantMap summary = finished.first().first().toMap();
-        QCOMPARE(summary.value(QStringLiteral("datasetId")).toInt(), m_datasetId);
-        QCOMPARE(summary.value(QStringLiteral("added")).toInt(), 0);
-        QCOMPARE(summary.value(QStringLiteral("unchanged")).toInt(), 44);
+        const workspace::ImportSummary summary = finished.first().first().value<workspace::ImportSummary>();
+        QCOMPARE(summary.datasetId, m_datasetId);
+        QCOMPARE(summary.added, 0);
+        QCOMPARE(summary.unchanged, 44);
         QTRY_VERIFY(loaded.count() > 0);
         QCOMPARE(m_page->imageModel()->rowCount(), 44);
         const CatalogImage image = m_page->imageModel()->image(m_page->imageModel()->rowOfId(m_editedId));

@@ -11,7 +11,7 @@
 #include "evaluate/class_metrics_model.h"
 #include "evaluate/confusion_matrix_view.h"
 #include "engine/dataset/demo_data.h"
-#include "workspace/evaluate_job.h"
+#include "workspace/evaluation_store.h"
 #include "evaluate/evaluate_page.h"
 #include "evaluate/grad_cam_view.h"
 #include "workspace/import_job.h"
@@ -158,7 +158,7 @@ void TestEvaluatePage::evaluatesAndStores()
     QCOMPARE(m_page->evaluation().id, id);
 
     // What the job stored is what the page shows.
-    m_stored = workspace::EvaluateJob::load(m_project->databasePath(), id);
+    m_stored = workspace::EvaluationStore::load(m_project->databasePath(), id);
     QCOMPARE(m_stored.runDir, QDir::cleanPath(m_run));
     QCOMPARE(m_stored.split, QStringLiteral("test"));
     QCOMPARE(m_stored.checkpoint, QStringLiteral("best"));
@@ -174,10 +174,10 @@ void TestEvaluatePage::evaluatesAndStores()
         QCOMPARE(a.topClasses, b.topClasses);
         QCOMPARE(a.topClasses.size(), std::size_t(5));
     }
-    QCOMPARE(workspace::EvaluateJob::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
+    QCOMPARE(workspace::EvaluationStore::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
                                             QStringLiteral("test"), false),
              id);
-    QCOMPARE(workspace::EvaluateJob::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
+    QCOMPARE(workspace::EvaluationStore::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
                                             QStringLiteral("test"), true),
              qint64(0));
 

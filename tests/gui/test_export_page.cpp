@@ -6,7 +6,7 @@
 #include "small_run.h"
 #include "engine/dataset/demo_data.h"
 #include "export/export_page.h"
-#include "workspace/export_run_job.h"
+#include "workspace/export_store.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
 #include "engine/run/run_config.h"
@@ -202,7 +202,7 @@ void TestExportPage::exportsVerifiesAndRecords()
     QVERIFY(m_page->openFolderButton()->isEnabled());
 
     // Recorded in the project database.
-    const QVector<workspace::StoredExport> stored = workspace::ExportRunJob::list(m_project->databasePath());
+    const QVector<workspace::StoredExport> stored = workspace::ExportStore::list(m_project->databasePath());
     QCOMPARE(stored.size(), 1);
     QCOMPARE(stored.first().id, m_exportId);
     QCOMPARE(stored.first().runDir, m_run);
@@ -282,7 +282,7 @@ void TestExportPage::failedExportIsRecordedWithItsReason()
     QCOMPARE(m_page->historyModel()->rowCount(), 2);
     QCOMPARE(m_page->historyModel()->index(0, 4).data().toString(), QStringLiteral("failed"));
 
-    const QVector<workspace::StoredExport> stored = workspace::ExportRunJob::list(m_project->databasePath());
+    const QVector<workspace::StoredExport> stored = workspace::ExportStore::list(m_project->databasePath());
     QCOMPARE(stored.size(), 2);
     QVERIFY(!stored.first().ok);
     QCOMPARE(stored.first().checkpoint, missing);
@@ -306,7 +306,7 @@ void TestExportPage::cancelledExportIsNotRecorded()
     QVERIFY(m_page->statusText().contains(QStringLiteral("cancelled")));
     QVERIFY(!m_page->isExporting());
     QVERIFY(m_page->exportButton()->isEnabled());
-    QCOMPARE(workspace::ExportRunJob::list(m_project->databasePath()).size(), 2);
+    QCOMPARE(workspace::ExportStore::list(m_project->databasePath()).size(), 2);
 }
 
 QTEST_MAIN(TestExportPage)

@@ -45,8 +45,10 @@ namespace lathe::ui {
 
 using workspace::CatalogImage;
 using workspace::ConvertJob;
+using workspace::ConvertSummary;
 using workspace::DatasetInfo;
 using workspace::ImportJob;
+using workspace::ImportSummary;
 using workspace::Job;
 
 DataPage::DataPage(workspace::JobManager *jobs, QWidget *parent)
@@ -608,14 +610,15 @@ void DataPage::startImport(const QString &folder, const QString &name, const Dat
         updateButtons();
         if (databasePath != m_databasePath)
             return; // another project is open now
-        const QVariantMap summary = result.toMap();
+        const ImportSummary summary = result.value<ImportSummary>();
         const QLocale locale;
-        auto number = [&](const char *key) { return locale.toString(summary.value(QLatin1String(key)).toInt()); };
         showStatus(tr("Import finished: %1 added, %2 changed, %3 removed, %4 unchanged; %5 usable, %6 rejected, "
                       "%7 duplicates, %8 groups of near duplicates.")
-                       .arg(number("added"), number("changed"), number("removed"), number("unchanged"), number("ok"),
-                            number("rejected"), number("duplicates"), number("nearDuplicateGroups")));
-        reload(summary.value(QStringLiteral("datasetId")).toInt());
+                       .arg(locale.toString(summary.added), locale.toString(summary.changed),
+                            locale.toString(summary.removed), locale.toString(summary.unchanged),
+                            locale.toString(summary.ok), locale.toString(summary.rejected),
+                            locale.toString(summary.duplicates), locale.toString(summary.nearDuplicateGroups)));
+        reload(summary.datasetId);
         Q_EMIT importFinished(summary);
     });
     connect(job, &Job::failed, this, [this](const QString &message) {
@@ -686,18 +689,14 @@ void DataPage::startConvert(const ConvertJob::Params &params)
     connect(job, &Job::finished, this, [this, databasePath](const QVariant &result) {
         m_converting = false;
         updateButtons();
-        const QVariantMap summary = result.toMap();
-        const QString outDir = summary.value(QStringLiteral("outDir")).toString();
+        const ConvertSummary summary = result.value<ConvertSummary>();
         const QLocale locale;
         showStatus(tr("Converted %1 records into %2 shards (%3) in %4; %5 files left out, %6 re-encoded.")
-                       .arg(locale.toString(summary.value(QStringLiteral("records")).toLongLong()),
-                            locale.toString(summary.value(QStringLiteral("shards")).toLongLong()),
-                            locale.formattedDataSize(summary.value(QStringLiteral("bytes")).toLongLong()),
-                            QDir::toNativeSeparators(outDir),
-                            locale.toString(summary.value(QStringLiteral("rejected")).toLongLong()),
-                            locale.toString(summary.value(QStringLiteral("reencoded")).toLongLong())));
+                       .arg(locale.toString(summary.records), locale.toString(summary.shards),
+                            locale.formattedDataSize(summary.bytes), QDir::toNativeSeparators(summary.outDir),
+                            locale.toString(summary.rejected), locale.toString(summary.reencoded)));
         if (databasePath == m_databasePath)
-            openConvertedDataset(QDir(outDir).filePath(workspace::ShardManifest::fileName()));
+            openConvertedDataset(QDir(summary.outDir).filePath(workspace::ShardManifest::fileName()));
         Q_EMIT convertFinished(summary);
     });
     connect(job, &Job::failed, this, [this](const QString &message) {

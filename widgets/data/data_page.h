@@ -2,10 +2,10 @@
 
 #include "workspace/convert_job.h"
 #include "data/dataset_snapshot.h"
+#include "workspace/catalog.h"
 #include "workspace/shard_manifest.h"
 
 #include <QPointer>
-#include <QVariantMap>
 #include <QWidget>
 
 class QComboBox;
@@ -107,11 +107,11 @@ public:
 Q_SIGNALS:
     // The catalog was read and is shown (datasetId 0: the project has none).
     void datasetLoaded(int datasetId);
-    void importFinished(const QVariantMap &summary);
+    void importFinished(const workspace::ImportSummary &summary);
     void importFailed(const QString &message);
     void countsUpdated();
     void csvExported(const QString &path);
-    void convertFinished(const QVariantMap &summary);
+    void convertFinished(const workspace::ConvertSummary &summary);
     void convertFailed(const QString &message);
     void convertCancelled();
     // A dataset.json was read and is shown on the Shards tab.

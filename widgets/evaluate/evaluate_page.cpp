@@ -2,6 +2,7 @@
 
 #include "common/background_task.h"
 #include "common/help_links.h"
+#include "common/run_checkpoint_picker.h"
 #include "engine/models/backbone_registry.h"
 #include "evaluate/calibration_plot.h"
 #include "workspace/catalog.h"
@@ -10,9 +11,9 @@
 #include "evaluate/confusion_matrix_view.h"
 #include "engine/inference/grad_cam.h"
 #include "evaluate/grad_cam_view.h"
+#include "workspace/evaluate_job.h"
 #include "workspace/job_manager.h"
 #include "evaluate/prediction_gallery_model.h"
-#include "common/project_runs.h"
 #include "workspace/project.h"
 #include "engine/run/run_folder.h"
 #include "engine/dataset/shard_converter.h"
@@ -50,14 +51,6 @@
 
 namespace lathe::ui {
 namespace {
-
-struct RunEntry
-{
-    QString dir;
-    QString name;
-    QString arch;
-    QString state;
-};
 
 struct ShownImage
 {
@@ -100,19 +93,16 @@ Q_DECLARE_METATYPE(lathe::ui::ShownImage)
 Q_DECLARE_METATYPE(lathe::ui::CatalogChange)
 Q_DECLARE_METATYPE(lathe::ui::FileResults)
 Q_DECLARE_METATYPE(lathe::engine::GradCamResult)
-Q_DECLARE_METATYPE(QList<lathe::ui::RunEntry>)
 
 namespace lathe::ui {
 
 EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
-    , m_runCombo(new QComboBox(this))
-    , m_checkpointCombo(new QComboBox(this))
+    , m_picker(new RunCheckpointPicker(QStringLiteral("evaluate"), this))
     , m_splitCombo(new QComboBox(this))
     , m_tta(new QCheckBox(tr("Test-time augmentation"), this))
     , m_evaluateButton(new QPushButton(tr("Evaluate"), this))
-    , m_refreshButton(new QPushButton(tr("Refresh Runs"), this))
     , m_saveCsvButton(new QPushButton(tr("Save Metrics CSV…"), this))
     , m_saveJsonButton(new QPushButton(tr("Save Metrics JSON…"), this))
     , m_summary(new QLabel(this))
@@ -142,18 +132,10 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     auto *title = new QLabel(tr("Evaluate"), this);
     title->setObjectName(QStringLiteral("pageTitle"));
 
-    m_runCombo->setObjectName(QStringLiteral("evaluateRun"));
-    m_runCombo->setMinimumContentsLength(16);
-    m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_checkpointCombo->setObjectName(QStringLiteral("evaluateCheckpoint"));
     m_matrix->setWhatsThis(tr("<p><b>Confusion matrix</b></p><p>Rows are the true classes, columns the predicted ones; "
                               "each cell counts the images of that pair, shaded by the share of its row. The "
                               "diagonal holds the correct predictions. Click a cell to list exactly its images in "
                               "the gallery; open one to see its Grad-CAM heat map, relabel it or exclude it.</p>"));
-    m_checkpointCombo->addItem(tr("Best"), QStringLiteral("best"));
-    m_checkpointCombo->addItem(tr("Last"), QStringLiteral("last"));
-    m_checkpointCombo->setToolTip(tr("Best: the checkpoint with the best validation metric (the last one when the run "
-                                     "has none). Last: the newest checkpoint."));
     m_splitCombo->setObjectName(QStringLiteral("evaluateSplit"));
     for (const QString &split : {QStringLiteral("val"), QStringLiteral("test")})
         m_splitCombo->addItem(workspace::SplitNames::displayName(split), split);
@@ -168,13 +150,9 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     auto *top = new QHBoxLayout;
     top->addWidget(title);
     top->addSpacing(12);
-    top->addWidget(new QLabel(tr("Run:"), this));
-    top->addWidget(m_runCombo, 1);
-    top->addWidget(m_refreshButton);
+    top->addWidget(m_picker, 1);
     // A second row keeps the page narrow enough for small windows.
     auto *options = new QHBoxLayout;
-    options->addWidget(new QLabel(tr("Checkpoint:"), this));
-    options->addWidget(m_checkpointCombo);
     options->addWidget(new QLabel(tr("Split:"), this));
     options->addWidget(m_splitCombo);
     options->addWidget(m_tta);
@@ -225,10 +203,11 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     layout->addWidget(splitter, 1);
     layout->addWidget(m_status);
 
-    connect(m_refreshButton, &QPushButton::clicked, this, &EvaluatePage::refreshRuns);
     connect(m_evaluateButton, &QPushButton::clicked, this, &EvaluatePage::evaluate);
-    for (QComboBox *combo : {m_runCombo, m_checkpointCombo, m_splitCombo})
-        connect(combo, &QComboBox::currentIndexChanged, this, &EvaluatePage::selectionChanged);
+    connect(m_picker, &RunCheckpointPicker::selectionChanged, this, &EvaluatePage::selectionChanged);
+    connect(m_picker, &RunCheckpointPicker::runsLoaded, this, &EvaluatePage::runsLoaded);
+    connect(m_picker, &RunCheckpointPicker::problem, this, &EvaluatePage::showStatus);
+    connect(m_splitCombo, &QComboBox::currentIndexChanged, this, &EvaluatePage::selectionChanged);
     connect(m_tta, &QCheckBox::toggled, this, &EvaluatePage::selectionChanged);
     connect(m_saveCsvButton, &QPushButton::clicked, this, [this] { askSaveMetrics(MetricsFormat::Csv); });
     connect(m_saveJsonButton, &QPushButton::clicked, this, [this] { askSaveMetrics(MetricsFormat::Json); });
@@ -343,107 +322,47 @@ void EvaluatePage::setProject(workspace::Project *project)
     m_databasePath = project ? project->databasePath() : QString();
     m_filePredictions.clear();
     m_predictModel->removeRows(0, m_predictModel->rowCount());
-    refreshRuns();
+    m_picker->setRunsDir(project ? project->runsDir() : QString());
 }
 
 void EvaluatePage::refreshRuns()
 {
-    const quint64 generation = ++m_runsGeneration;
-    if (!m_project) {
-        const QSignalBlocker block(m_runCombo);
-        m_runCombo->clear();
-        clearEvaluation(tr("Open a project to evaluate its runs."));
-        updateButtons();
-        Q_EMIT runsLoaded();
-        return;
-    }
-    const QString runsDir = m_project->runsDir();
-    BackgroundTask::start(
-        QThreadPool::globalInstance(), this,
-        [runsDir]() -> QVariant {
-            QList<RunEntry> runs;
-            for (const QString &path : listRunFolders(runsDir)) {
-                RunEntry entry{path, QFileInfo(path).fileName(), {}, {}};
-                try {
-                    const engine::RunInfo info = engine::readRunInfo(path.toStdString());
-                    entry.arch = QString::fromStdString(info.arch);
-                    entry.state = QString::fromStdString(info.state);
-                } catch (const std::exception &) {
-                    entry.state = QStringLiteral("failed");
-                }
-                runs.append(entry);
-            }
-            return QVariant::fromValue(runs);
-        },
-        [this, generation](const QVariant &value) {
-            if (generation != m_runsGeneration)
-                return;
-            const QString previous = currentRun();
-            const QList<RunEntry> runs = value.value<QList<RunEntry>>();
-            {
-                const QSignalBlocker block(m_runCombo);
-                m_runCombo->clear();
-                for (const RunEntry &run : runs)
-                    m_runCombo->addItem(run.arch.isEmpty() ? run.name : tr("%1 (%2, %3)").arg(run.name, run.arch, run.state),
-                                        run.dir);
-                const int keep = m_runCombo->findData(previous);
-                m_runCombo->setCurrentIndex(keep >= 0 ? keep : (runs.isEmpty() ? -1 : 0));
-            }
-            updateButtons();
-            if (runs.isEmpty())
-                clearEvaluation(tr("No runs yet: train one on the Train page, then evaluate it here."));
-            else
-                selectionChanged();
-            applyPendingCheckpoint();
-            Q_EMIT runsLoaded();
-        },
-        [this](const QString &message) { showStatus(tr("Cannot list the runs: %1").arg(message)); });
+    m_picker->refresh();
 }
 
 QStringList EvaluatePage::runs() const
 {
-    QStringList dirs;
-    for (int i = 0; i < m_runCombo->count(); ++i)
-        dirs << m_runCombo->itemData(i).toString();
-    return dirs;
+    return m_picker->runs();
 }
 
 bool EvaluatePage::selectRun(const QString &runDir)
 {
-    const int index = m_runCombo->findData(QDir::cleanPath(QDir(runDir).absolutePath()));
-    if (index < 0)
-        return false;
-    m_runCombo->setCurrentIndex(index);
-    return true;
+    return m_picker->selectRun(runDir);
 }
 
 void EvaluatePage::selectCheckpoint(const QString &runDir, const QString &checkpoint)
 {
-    m_pendingRun = QDir::cleanPath(QDir(runDir).absolutePath());
-    m_pendingCheckpoint = checkpoint;
-    if (m_runCombo->findData(m_pendingRun) >= 0)
-        applyPendingCheckpoint();
-    else
-        refreshRuns(); // a run that ended after the last listing
-}
-
-void EvaluatePage::applyPendingCheckpoint()
-{
-    if (m_pendingRun.isEmpty())
-        return;
-    const QString run = std::exchange(m_pendingRun, QString());
-    if (!chooseRunCheckpoint(m_runCombo, m_checkpointCombo, run, std::exchange(m_pendingCheckpoint, QString())))
-        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
+    m_picker->select(runDir, checkpoint);
 }
 
 QString EvaluatePage::currentRun() const
 {
-    return m_runCombo->currentData().toString();
+    return m_picker->currentRun();
 }
 
 QString EvaluatePage::currentCheckpoint() const
 {
-    return m_checkpointCombo->currentData().toString();
+    return m_picker->currentCheckpoint();
+}
+
+QComboBox *EvaluatePage::runCombo() const
+{
+    return m_picker->runCombo();
+}
+
+QComboBox *EvaluatePage::checkpointCombo() const
+{
+    return m_picker->checkpointCombo();
 }
 
 QString EvaluatePage::currentSplit() const
@@ -458,9 +377,9 @@ QString EvaluatePage::statusText() const
 
 void EvaluatePage::updateButtons()
 {
-    const bool run = m_project && !currentRun().isEmpty();
-    m_evaluateButton->setEnabled(run && !m_evaluating);
-    m_predictButton->setEnabled(run && !m_predicting);
+    const bool ready = hasCheckpoint();
+    m_evaluateButton->setEnabled(ready && !m_evaluating);
+    m_predictButton->setEnabled(ready && !m_predicting);
     m_savePredictionsButton->setEnabled(!m_filePredictions.empty());
     const bool shown = m_evaluation.id != 0;
     m_saveCsvButton->setEnabled(shown);
@@ -469,6 +388,11 @@ void EvaluatePage::updateButtons()
     const bool selected = m_galleryView->currentIndex().isValid();
     m_relabelButton->setEnabled(selected && !m_databasePath.isEmpty());
     m_excludeButton->setEnabled(selected && !m_databasePath.isEmpty());
+}
+
+bool EvaluatePage::hasCheckpoint() const
+{
+    return m_project && !currentRun().isEmpty() && !currentCheckpoint().isEmpty();
 }
 
 void EvaluatePage::selectionChanged()
@@ -480,9 +404,19 @@ void EvaluatePage::selectionChanged()
 void EvaluatePage::lookUpStored()
 {
     const quint64 generation = ++m_lookupGeneration;
-    const QString run = currentRun();
-    if (!m_project || run.isEmpty())
+    if (!m_project) {
+        clearEvaluation(tr("Open a project to evaluate its runs."));
         return;
+    }
+    if (m_picker->runs().isEmpty()) {
+        clearEvaluation(tr("No runs yet: train one on the Train page, then evaluate it here."));
+        return;
+    }
+    if (!hasCheckpoint()) {
+        clearEvaluation(tr("This run has no checkpoint yet: it can be evaluated once it has written one."));
+        return;
+    }
+    const QString run = currentRun();
     const QString databasePath = m_databasePath;
     const QString checkpoint = currentCheckpoint();
     const QString split = currentSplit();
@@ -490,10 +424,10 @@ void EvaluatePage::lookUpStored()
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [databasePath, run, checkpoint, split, tta]() -> QVariant {
-            const qint64 id = workspace::EvaluateJob::latest(databasePath, run, checkpoint, split, tta);
+            const qint64 id = workspace::EvaluationStore::latest(databasePath, run, checkpoint, split, tta);
             if (id == 0)
                 return {};
-            return QVariant::fromValue(workspace::EvaluateJob::load(databasePath, id));
+            return QVariant::fromValue(workspace::EvaluationStore::load(databasePath, id));
         },
         [this, generation](const QVariant &value) {
             if (generation != m_lookupGeneration)
@@ -513,7 +447,7 @@ void EvaluatePage::lookUpStored()
 
 void EvaluatePage::evaluate()
 {
-    if (!m_project || currentRun().isEmpty() || m_evaluating)
+    if (!hasCheckpoint() || m_evaluating)
         return;
     workspace::EvaluateJob::Params params;
     params.databasePath = m_databasePath;
@@ -525,12 +459,11 @@ void EvaluatePage::evaluate()
     m_evaluating = true;
     updateButtons();
     showStatus(tr("Evaluating %1 (%2 checkpoint, %3 split)…")
-                   .arg(QFileInfo(params.runDir).fileName(), m_checkpointCombo->currentText(), m_splitCombo->currentText()));
+                   .arg(QFileInfo(params.runDir).fileName(), m_picker->currentCheckpointText(), m_splitCombo->currentText()));
     connect(job, &workspace::Job::finished, this, [this](const QVariant &result) {
         m_evaluating = false;
         updateButtons();
-        const QVariantMap summary = result.toMap();
-        loadEvaluation(summary.value(QStringLiteral("evaluationId")).toLongLong());
+        loadEvaluation(result.value<workspace::EvaluateResult>().evaluationId);
     });
     connect(job, &workspace::Job::failed, this, [this](const QString &message) {
         m_evaluating = false;
@@ -554,7 +487,7 @@ void EvaluatePage::loadEvaluation(qint64 evaluationId)
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [databasePath, evaluationId]() -> QVariant {
-            return QVariant::fromValue(workspace::EvaluateJob::load(databasePath, evaluationId));
+            return QVariant::fromValue(workspace::EvaluationStore::load(databasePath, evaluationId));
         },
         [this, generation](const QVariant &value) {
             if (generation == m_lookupGeneration)
@@ -863,7 +796,7 @@ void EvaluatePage::predictFiles(const QStringList &paths)
 {
     if (paths.isEmpty())
         return;
-    if (!m_project || currentRun().isEmpty()) {
+    if (!hasCheckpoint()) {
         m_predictStatus->setText(tr("Select a run first: its checkpoint classifies the files."));
         return;
     }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workspace/evaluate_job.h"
+#include "workspace/evaluation_store.h"
 #include "engine/inference/prediction.h"
 
 #include <QWidget>
@@ -28,8 +28,9 @@ class ClassMetricsModel;
 class ConfusionMatrixView;
 class GradCamView;
 class PredictionGalleryModel;
+class RunCheckpointPicker;
 
-// The Evaluate page: pick a run of the project, a checkpoint (best or last), a split and
+// The Evaluate page: pick a run of the project, one of its checkpoints, a split and
 // whether to use test-time augmentation, and evaluate it as a job (progress in the Jobs
 // panel). The predictions are stored in the project database, so an evaluation opens at once
 // afterwards. It shows the confusion matrix (a click lists exactly that cell's images), the
@@ -58,7 +59,7 @@ public:
     // the Runs page), listing the runs again first when the run is new to the page.
     void selectCheckpoint(const QString &runDir, const QString &checkpoint);
     QString currentRun() const;
-    QString currentCheckpoint() const; // "best" or "last"
+    QString currentCheckpoint() const; // "best", "last", "step-<n>" or a file
     QString currentSplit() const;
 
     // Starts an EvaluateJob for the current selection; evaluationLoaded() follows when it is
@@ -90,8 +91,8 @@ public:
     void saveMetrics(const QString &path, MetricsFormat format);
     void savePredictionsCsv(const QString &path);
 
-    QComboBox *runCombo() const { return m_runCombo; }
-    QComboBox *checkpointCombo() const { return m_checkpointCombo; }
+    QComboBox *runCombo() const;
+    QComboBox *checkpointCombo() const;
     QComboBox *splitCombo() const { return m_splitCombo; }
     QCheckBox *ttaCheck() const { return m_tta; }
     QPushButton *evaluateButton() const { return m_evaluateButton; }
@@ -126,11 +127,11 @@ private:
     QWidget *buildConfusionTab();
     QWidget *buildPredictTab();
     QWidget *buildGallery();
+    bool hasCheckpoint() const; // a project, a run and one of its checkpoints are chosen
     void selectionChanged();
     void lookUpStored();
     void showEvaluation(const workspace::StoredEvaluation &evaluation);
     void clearEvaluation(const QString &message);
-    void applyPendingCheckpoint();
     void updateButtons();
     void galleryCurrentChanged();
     void requestGradCam(int classIndex);
@@ -151,20 +152,15 @@ private:
     QString m_gradCamReason;
     bool m_evaluating = false;
     bool m_predicting = false;
-    quint64 m_runsGeneration = 0;
-    QString m_pendingRun; // selectCheckpoint before the runs were listed
-    QString m_pendingCheckpoint;
     quint64 m_lookupGeneration = 0;
     quint64 m_imageGeneration = 0;
     int m_shownRow = -1;
     std::vector<engine::FilePrediction> m_filePredictions;
 
-    QComboBox *m_runCombo;
-    QComboBox *m_checkpointCombo;
+    RunCheckpointPicker *m_picker;
     QComboBox *m_splitCombo;
     QCheckBox *m_tta;
     QPushButton *m_evaluateButton;
-    QPushButton *m_refreshButton;
     QPushButton *m_saveCsvButton;
     QPushButton *m_saveJsonButton;
     QLabel *m_summary;

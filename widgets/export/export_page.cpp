@@ -2,10 +2,10 @@
 
 #include "common/background_task.h"
 #include "common/help_links.h"
+#include "common/run_checkpoint_picker.h"
+#include "workspace/export_run_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
-#include "engine/run/run_folder.h"
-#include "common/project_runs.h"
 
 #include <QCheckBox>
 #include <QBrush>
@@ -43,16 +43,6 @@
 namespace lathe::ui {
 namespace {
 
-struct RunListing
-{
-    QString dir;
-    QString label;
-    QStringList checkpoints;
-};
-
-// The run combo's items: the run folder as Qt::UserRole, its checkpoints as this role.
-constexpr int kCheckpointsRole = Qt::UserRole + 1;
-
 QString percent(const QJsonValue &fraction)
 {
     return fraction.isDouble() ? QLocale().toString(fraction.toDouble() * 100.0, 'f', 1) + QLatin1Char('%') : QString();
@@ -64,18 +54,11 @@ QString milliseconds(const QJsonValue &value)
 }
 
 } // namespace
-} // namespace lathe::ui
-
-Q_DECLARE_METATYPE(QList<lathe::ui::RunListing>)
-
-namespace lathe::ui {
 
 ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
-    , m_runCombo(new QComboBox(this))
-    , m_checkpointCombo(new QComboBox(this))
-    , m_refreshButton(new QPushButton(tr("Refresh Runs"), this))
+    , m_picker(new RunCheckpointPicker(QStringLiteral("export"), this))
     , m_preprocessing(new QCheckBox(tr("Preprocessing in the graph"), this))
     , m_softmax(new QCheckBox(tr("Softmax output"), this))
     , m_calibMethod(new QComboBox(this))
@@ -98,21 +81,11 @@ ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
 
     auto *title = new QLabel(tr("Export"), this);
     title->setObjectName(QStringLiteral("pageTitle"));
-    m_runCombo->setObjectName(QStringLiteral("exportRun"));
-    m_runCombo->setMinimumContentsLength(16);
-    m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_checkpointCombo->setObjectName(QStringLiteral("exportCheckpoint"));
-    m_checkpointCombo->setToolTip(tr("Best: the checkpoint with the best validation metric. Last: the newest "
-                                     "checkpoint. Steps: the step checkpoints the run kept."));
 
     auto *top = new QHBoxLayout;
     top->addWidget(title);
     top->addSpacing(12);
-    top->addWidget(new QLabel(tr("Run:"), this));
-    top->addWidget(m_runCombo, 1);
-    top->addWidget(new QLabel(tr("Checkpoint:"), this));
-    top->addWidget(m_checkpointCombo);
-    top->addWidget(m_refreshButton);
+    top->addWidget(m_picker, 1);
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(buildOptions());
@@ -131,9 +104,9 @@ ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
     layout->addWidget(splitter, 1);
     layout->addWidget(m_status);
 
-    connect(m_refreshButton, &QPushButton::clicked, this, &ExportPage::refreshRuns);
-    connect(m_runCombo, &QComboBox::currentIndexChanged, this, &ExportPage::runChanged);
-    connect(m_checkpointCombo, &QComboBox::currentIndexChanged, this, &ExportPage::updateDefaultFolder);
+    connect(m_picker, &RunCheckpointPicker::selectionChanged, this, &ExportPage::selectionChanged);
+    connect(m_picker, &RunCheckpointPicker::runsLoaded, this, &ExportPage::runsLoaded);
+    connect(m_picker, &RunCheckpointPicker::problem, this, &ExportPage::showStatus);
     connect(m_outDir, &QLineEdit::textEdited, this, [this] { m_outDirEdited = true; });
     connect(m_browseButton, &QPushButton::clicked, this, &ExportPage::browseFolder);
     connect(m_exportButton, &QPushButton::clicked, this, &ExportPage::startExport);
@@ -293,63 +266,14 @@ void ExportPage::setProject(workspace::Project *project)
     m_project = project;
     m_databasePath = project ? project->databasePath() : QString();
     m_outDirEdited = false;
-    m_pendingRun.clear();
-    m_pendingCheckpoint.clear();
     clearReport(project ? QString() : tr("Open a project to export its runs."));
-    refreshRuns();
+    m_picker->setRunsDir(project ? project->runsDir() : QString());
     refreshHistory();
 }
 
 void ExportPage::refreshRuns()
 {
-    const quint64 generation = ++m_runsGeneration;
-    if (!m_project) {
-        {
-            const QSignalBlocker block(m_runCombo);
-            m_runCombo->clear();
-        }
-        runChanged();
-        Q_EMIT runsLoaded();
-        return;
-    }
-    const QString runsDir = m_project->runsDir();
-    BackgroundTask::start(
-        QThreadPool::globalInstance(), this,
-        [runsDir]() -> QVariant {
-            QList<RunListing> runs;
-            for (const QString &path : listRunFolders(runsDir)) {
-                const QString name = QFileInfo(path).fileName();
-                QString label;
-                try {
-                    const engine::RunInfo info = engine::readRunInfo(path.toStdString());
-                    label = ExportPage::tr("%1 (%2, %3)")
-                                .arg(name, QString::fromStdString(info.arch), QString::fromStdString(info.state));
-                } catch (const std::exception &) {
-                    label = ExportPage::tr("%1 (unreadable)").arg(name);
-                }
-                runs.append({path, label, listCheckpoints(path)});
-            }
-            return QVariant::fromValue(runs);
-        },
-        [this, generation](const QVariant &value) {
-            if (generation != m_runsGeneration)
-                return;
-            const QString previous = currentRun();
-            {
-                const QSignalBlocker block(m_runCombo);
-                m_runCombo->clear();
-                for (const RunListing &run : value.value<QList<RunListing>>()) {
-                    m_runCombo->addItem(run.label, run.dir);
-                    m_runCombo->setItemData(m_runCombo->count() - 1, run.checkpoints, kCheckpointsRole);
-                }
-                const int keep = m_runCombo->findData(previous);
-                m_runCombo->setCurrentIndex(keep >= 0 ? keep : (m_runCombo->count() > 0 ? 0 : -1));
-            }
-            runChanged();
-            applyPendingSelection();
-            Q_EMIT runsLoaded();
-        },
-        [this](const QString &message) { showStatus(tr("Cannot list the runs: %1").arg(message)); });
+    m_picker->refresh();
 }
 
 void ExportPage::refreshHistory()
@@ -364,7 +288,7 @@ void ExportPage::refreshHistory()
     const QString databasePath = m_databasePath;
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [databasePath]() -> QVariant { return QVariant::fromValue(workspace::ExportRunJob::list(databasePath)); },
+        [databasePath]() -> QVariant { return QVariant::fromValue(workspace::ExportStore::list(databasePath)); },
         [this, generation](const QVariant &value) {
             if (generation != m_historyGeneration)
                 return;
@@ -396,20 +320,27 @@ void ExportPage::refreshHistory()
 
 QStringList ExportPage::runs() const
 {
-    QStringList dirs;
-    for (int i = 0; i < m_runCombo->count(); ++i)
-        dirs << m_runCombo->itemData(i).toString();
-    return dirs;
+    return m_picker->runs();
 }
 
 QString ExportPage::currentRun() const
 {
-    return m_runCombo->currentData().toString();
+    return m_picker->currentRun();
 }
 
 QString ExportPage::currentCheckpoint() const
 {
-    return m_checkpointCombo->currentData().toString();
+    return m_picker->currentCheckpoint();
+}
+
+QComboBox *ExportPage::runCombo() const
+{
+    return m_picker->runCombo();
+}
+
+QComboBox *ExportPage::checkpointCombo() const
+{
+    return m_picker->checkpointCombo();
 }
 
 QStringList ExportPage::checkedFormats() const
@@ -440,44 +371,16 @@ QString ExportPage::statusText() const
 
 void ExportPage::selectCheckpoint(const QString &runDir, const QString &checkpoint)
 {
-    m_pendingRun = QDir::cleanPath(QDir(runDir).absolutePath());
-    m_pendingCheckpoint = checkpoint;
-    if (m_runCombo->findData(m_pendingRun) >= 0)
-        applyPendingSelection();
-    else
-        refreshRuns(); // a run that ended after the last listing
+    m_picker->select(runDir, checkpoint);
 }
 
-void ExportPage::applyPendingSelection()
+void ExportPage::selectionChanged()
 {
-    if (m_pendingRun.isEmpty())
-        return;
-    const QString run = std::exchange(m_pendingRun, QString());
-    if (!chooseRunCheckpoint(m_runCombo, m_checkpointCombo, run, std::exchange(m_pendingCheckpoint, QString())))
-        showStatus(tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run)));
-}
-
-void ExportPage::runChanged()
-{
-    {
-        const QSignalBlocker block(m_checkpointCombo);
-        m_checkpointCombo->clear();
-        for (const QString &name : m_runCombo->currentData(kCheckpointsRole).toStringList()) {
-            QString label = name;
-            if (name == QLatin1String("best"))
-                label = tr("Best");
-            else if (name == QLatin1String("last"))
-                label = tr("Last");
-            else if (name.startsWith(QLatin1String("step-")))
-                label = tr("Step %1").arg(name.mid(5));
-            m_checkpointCombo->addItem(label, name);
-        }
-    }
     if (!m_project)
         showStatus(tr("Open a project to export its runs."));
-    else if (m_runCombo->count() == 0)
+    else if (runs().isEmpty())
         showStatus(tr("No runs yet: train one on the Train page, then export it here."));
-    else if (m_checkpointCombo->count() == 0)
+    else if (currentCheckpoint().isEmpty())
         showStatus(tr("This run has no checkpoint yet: it can be exported once it has written one."));
     else if (!isExporting())
         showStatus(QString());
@@ -513,9 +416,7 @@ void ExportPage::updateButtons()
     m_cancelButton->setEnabled(exporting);
     m_progress->setVisible(exporting);
     m_cancelButton->setVisible(exporting);
-    m_runCombo->setEnabled(!exporting);
-    m_checkpointCombo->setEnabled(!exporting);
-    m_refreshButton->setEnabled(m_project && !exporting);
+    m_picker->setEnabled(!exporting);
     m_browseButton->setEnabled(m_project && !exporting);
     const bool shown = !m_shownFolder.isEmpty();
     m_openFolderButton->setEnabled(shown);
@@ -563,7 +464,7 @@ void ExportPage::startExport()
     m_progress->setFormat(tr("Starting…"));
     clearReport(QString());
     showStatus(tr("Exporting %1 (%2) to %3…")
-                   .arg(QFileInfo(params.runDir).fileName(), m_checkpointCombo->currentText(),
+                   .arg(QFileInfo(params.runDir).fileName(), m_picker->currentCheckpointText(),
                         QDir::toNativeSeparators(params.outDir)));
     updateButtons();
     connect(job, &workspace::Job::progressChanged, this, [this](double fraction, const QString &status) {
@@ -571,11 +472,11 @@ void ExportPage::startExport()
         m_progress->setFormat(status.isEmpty() ? QStringLiteral("%p%") : status + QStringLiteral(" (%p%)"));
     });
     connect(job, &workspace::Job::finished, this, [this, outDir = params.outDir](const QVariant &result) {
-        const QVariantMap summary = result.toMap();
-        const qint64 id = summary.value(QStringLiteral("exportId")).toLongLong();
+        const workspace::ExportRunResult exported = result.value<workspace::ExportRunResult>();
+        const qint64 id = exported.exportId;
         jobEnded();
-        showReport(summary.value(QStringLiteral("report")).toString(), outDir, id);
-        showStatus(summary.value(QStringLiteral("ok")).toBool()
+        showReport(exported.reportJson, outDir, id);
+        showStatus(exported.ok
                        ? tr("Exported and verified.")
                        : tr("Exported, but some artifacts failed their checks: see the Reason column."));
         m_selectAfterHistory = id;

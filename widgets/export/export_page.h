@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workspace/export_run_job.h"
+#include "workspace/export_store.h"
 
 #include <QMap>
 #include <QPointer>
@@ -24,6 +24,8 @@ class Project;
 } // namespace lathe::workspace
 
 namespace lathe::ui {
+
+class RunCheckpointPicker;
 
 // The Export page: pick a run of the project and one of its checkpoints (best, last or a step),
 // the formats (ONNX FP32, FP16 and INT8, TorchScript, safetensors), in-graph preprocessing and
@@ -74,8 +76,8 @@ public:
     qint64 shownExportId() const { return m_shownId; }
     QString shownFolder() const { return m_shownFolder; }
 
-    QComboBox *runCombo() const { return m_runCombo; }
-    QComboBox *checkpointCombo() const { return m_checkpointCombo; }
+    QComboBox *runCombo() const;
+    QComboBox *checkpointCombo() const;
     QCheckBox *formatCheck(const QString &format) const { return m_formatChecks.value(format); }
     QCheckBox *preprocessingCheck() const { return m_preprocessing; }
     QCheckBox *softmaxCheck() const { return m_softmax; }
@@ -108,8 +110,7 @@ Q_SIGNALS:
 private:
     QWidget *buildOptions();
     QWidget *buildResults();
-    void runChanged();
-    void applyPendingSelection();
+    void selectionChanged();
     void updateDefaultFolder();
     void updateButtons();
     void browseFolder();
@@ -124,18 +125,13 @@ private:
     QString m_databasePath;
     QVector<workspace::StoredExport> m_history;
     QPointer<workspace::Job> m_job;
-    QString m_pendingRun;
-    QString m_pendingCheckpoint;
     qint64 m_selectAfterHistory = 0;
     bool m_outDirEdited = false;
-    quint64 m_runsGeneration = 0;
     quint64 m_historyGeneration = 0;
     qint64 m_shownId = 0;
     QString m_shownFolder;
 
-    QComboBox *m_runCombo;
-    QComboBox *m_checkpointCombo;
-    QPushButton *m_refreshButton;
+    RunCheckpointPicker *m_picker;
     QMap<QString, QCheckBox *> m_formatChecks;
     QCheckBox *m_preprocessing;
     QCheckBox *m_softmax;

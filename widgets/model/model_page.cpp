@@ -617,15 +617,16 @@ void ModelPage::startImport(const QString &file)
     params.cacheDir = m_cacheDir;
     auto *job = new workspace::WeightsImportJob(params);
     connect(job, &workspace::Job::finished, this, [this](const QVariant &result) {
-        const QVariantMap map = result.toMap();
+        const workspace::CachedWeights imported = result.value<workspace::CachedWeights>();
+        const QString arch = QString::fromStdString(imported.weights.arch);
+        const QString id = QString::fromStdString(imported.weights.id);
         loadZoo(); // the cache state of the backbone table
-        setArch(map.value(QStringLiteral("arch")).toString());
-        m_zooWeights->setCurrentIndex(m_zooWeights->findData(map.value(QStringLiteral("id")).toString()));
+        setArch(arch);
+        m_zooWeights->setCurrentIndex(m_zooWeights->findData(id));
         m_sourceGroup->button(Zoo)->setChecked(true);
         changed();
-        m_weightsStatus->setText(tr("Imported and verified: %1 %2").arg(map.value(QStringLiteral("arch")).toString(),
-                                                                      map.value(QStringLiteral("id")).toString()));
-        Q_EMIT weightsImported(map.value(QStringLiteral("path")).toString());
+        m_weightsStatus->setText(tr("Imported and verified: %1 %2").arg(arch, id));
+        Q_EMIT weightsImported(imported.path);
     });
     connect(job, &workspace::Job::failed, this, [this](const QString &message) {
         m_weightsStatus->setText(tr("Not imported: %1").arg(message));

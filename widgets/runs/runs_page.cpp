@@ -2,7 +2,7 @@
 
 #include "common/background_task.h"
 #include "workspace/project.h"
-#include "common/project_runs.h"
+#include "workspace/run_listing.h"
 #include "runs/run_filter_model.h"
 #include "engine/run/run_folder.h"
 #include "runs/run_overlay_plot.h"
@@ -257,27 +257,22 @@ void RunsPage::refresh()
         QThreadPool::globalInstance(), this,
         [runsDir]() -> QVariant {
             QList<RunTableModel::Row> rows;
-            for (const QString &path : listRunFolders(runsDir)) {
+            for (const workspace::ListedRun &run : workspace::listRuns(runsDir)) {
+                const engine::RunInfo &info = run.info; // a run that cannot be read: "failed", and why
                 RunTableModel::Row row;
-                row.dir = path;
+                row.dir = run.dir;
+                row.state = QString::fromStdString(info.state);
+                row.message = QString::fromStdString(info.message);
+                row.arch = QString::fromStdString(info.arch);
+                row.bestMetric = QString::fromStdString(info.bestMetric);
+                row.hasBest = info.bestValue.has_value();
+                row.bestValue = info.bestValue.value_or(0);
+                row.lastEpoch = info.lastEpoch;
+                row.totalEpochs = info.totalEpochs;
+                row.startTime = info.startTime;
+                row.lastTime = info.lastTime;
                 try {
-                    const engine::RunInfo info = engine::readRunInfo(path.toStdString());
-                    row.state = QString::fromStdString(info.state);
-                    row.message = QString::fromStdString(info.message);
-                    row.arch = QString::fromStdString(info.arch);
-                    row.bestMetric = QString::fromStdString(info.bestMetric);
-                    row.hasBest = info.bestValue.has_value();
-                    row.bestValue = info.bestValue.value_or(0);
-                    row.lastEpoch = info.lastEpoch;
-                    row.totalEpochs = info.totalEpochs;
-                    row.startTime = info.startTime;
-                    row.lastTime = info.lastTime;
-                } catch (const std::exception &e) {
-                    row.state = QStringLiteral("failed");
-                    row.message = QString::fromUtf8(e.what());
-                }
-                try {
-                    const engine::RunAnnotations a = engine::readRunAnnotations(path.toStdString());
+                    const engine::RunAnnotations a = engine::readRunAnnotations(run.dir.toStdString());
                     row.displayName = QString::fromStdString(a.displayName);
                     row.notes = QString::fromStdString(a.notes);
                     for (const std::string &tag : a.tags)
@@ -302,6 +297,10 @@ void RunsPage::refresh()
             selectRuns(selected);
             updateButtons();
             Q_EMIT refreshed();
+        },
+        [this, generation](const QString &message) {
+            if (generation == m_generation)
+                m_summary->setText(tr("Cannot list the runs: %1").arg(message));
         });
 }
 

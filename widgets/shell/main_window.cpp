@@ -36,11 +36,11 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QVariantMap>
 
 namespace lathe::ui {
 
 using workspace::DemoProjectJob;
+using workspace::DemoProjectResult;
 using workspace::Job;
 using workspace::Project;
 using workspace::WorkspaceError;
@@ -274,7 +274,7 @@ void MainWindow::startDemo(const QString &root)
     params.root = root;
     auto *job = new DemoProjectJob(params);
     connect(job, &Job::finished, this, [this](const QVariant &result) {
-        openProject(result.toMap().value(QStringLiteral("project")).toString());
+        openProject(result.value<DemoProjectResult>().project);
     });
     connect(job, &Job::failed, this,
             [this](const QString &message) { showError(tr("Cannot create the demo project"), message); });

@@ -165,11 +165,6 @@ QStringList DevicePicker::missingDevices() const
     return missing;
 }
 
-int DevicePicker::rankCount() const
-{
-    return int(value().size());
-}
-
 quint64 DevicePicker::memoryPerRank() const
 {
     quint64 smallest = 0;

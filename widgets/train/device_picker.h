@@ -44,7 +44,6 @@ public:
     // The memory one rank may use: the smallest chosen GPU's, or the RAM for CPU ranks (shared
     // by them); 0 when unknown.
     quint64 memoryPerRank() const;
-    int rankCount() const;
     QString chosenDescription() const; // "CPU (16 GiB RAM)", "2 × NVIDIA H200 (139.8 GiB each)"
 
     QListWidget *list() const { return m_list; }

@@ -107,13 +107,4 @@ std::uint32_t crc32c(const void *data, std::size_t size, std::uint32_t crc)
     return crc32cPortable(data, size, crc);
 }
 
-bool crc32cHardwareAccelerated()
-{
-#ifdef LATHE_CRC32C_X86
-    return cpuHasSse42();
-#else
-    return false;
-#endif
-}
-
 } // namespace lathe::engine

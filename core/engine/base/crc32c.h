@@ -14,9 +14,6 @@ std::uint32_t crc32c(const void *data, std::size_t size, std::uint32_t crc = 0);
 // The table implementation alone, so tests can check both paths agree on every machine.
 std::uint32_t crc32cPortable(const void *data, std::size_t size, std::uint32_t crc = 0);
 
-// Whether crc32c() runs on the CPU's crc32 instruction.
-bool crc32cHardwareAccelerated();
-
 // TFRecord stores CRCs masked: a CRC of data that itself contains CRCs is weak, so the
 // stored value is rotated and offset (same constant as TensorFlow's crc32c::Mask).
 constexpr std::uint32_t maskCrc32c(std::uint32_t crc)

@@ -3,10 +3,12 @@
 #include "engine/models/backbone_registry.h"
 #include "engine/run/checkpoint_io.h"
 #include "engine/base/engine_error.h"
+#include "engine/base/file_io.h"
 #include "engine/models/model_builder.h"
 #include "engine/export/onnx_export.h"
 #include "engine/inference/prediction.h"
 #include "engine/run/run_config.h"
+#include "engine/run/run_layout.h"
 #include "engine/formats/safetensors.h"
 #include "engine/pipeline/sample_transform.h"
 #include "engine/dataset/shard_dataset.h"
@@ -291,8 +293,7 @@ int headRows(const std::string &weightsPath, const BackboneInfo &info)
 
 void writeJsonFile(const std::string &path, const nlohmann::json &doc)
 {
-    const std::string text = doc.dump(2) + "\n";
-    writeFileAtomically(path, {{text.data(), text.size()}});
+    writeFileAtomically(path, doc.dump(2) + "\n");
 }
 
 const std::vector<std::string> &knownFormats()
@@ -332,7 +333,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
     std::string dataDir, valSplit, checkpointFile, checkpointSidecar;
     int imageSize = options.imageSize;
     if (!options.runDir.empty()) {
-        const RunConfig config = readRunConfig((fs::path(options.runDir) / "config.json").string());
+        const RunConfig config = readRunConfig(run_layout::configPath(options.runDir));
         const CheckpointRef ref = resolveCheckpoint(options.runDir, options.checkpoint);
         spec = config.model;
         spec.weightsPath = ref.model;
@@ -550,7 +551,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                     checkOnnxModel(converted, path);
                 }
                 const std::string bytes = serializeOnnx(*proto);
-                writeFileAtomically(path, {{bytes.data(), bytes.size()}});
+                writeFileAtomically(path, bytes);
                 a["bytes"] = bytes.size();
                 // Verify what was written, read back from the file.
                 const onnx::ModelProto back = readOnnxFile(path);

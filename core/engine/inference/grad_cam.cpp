@@ -2,9 +2,10 @@
 
 #include "engine/pipeline/augment_ops.h"
 #include "engine/base/engine_error.h"
-#include "engine/inference/evaluation.h"
+#include "engine/base/file_io.h"
 #include "engine/dataset/image_decoder.h"
 #include "engine/inference/run_model.h"
+#include "engine/run/run_layout.h"
 
 #include <torch/torch.h>
 
@@ -13,8 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <random>
+#include <string_view>
 
 namespace lathe::engine {
 namespace {
@@ -112,7 +113,7 @@ GradCamResult explain(const RunModel &m, const std::vector<std::uint8_t> &bytes,
 // Transformer backbones are refused from the config alone, before any weights are read.
 void requireConvolutional(const std::string &runDir)
 {
-    const RunConfig config = readRunConfig((std::filesystem::path(runDir) / "config.json").string());
+    const RunConfig config = readRunConfig(run_layout::configPath(runDir));
     if (config.model.arch != "torchscript" && !backboneInfo(config.model.arch).convolutional)
         throw EngineError("Grad-CAM is not available for transformer backbones (" + config.model.arch +
                           "): they have no spatial feature map");
@@ -170,7 +171,7 @@ void writeGradCamOverlay(const std::vector<std::uint8_t> &image, const GradCamRe
     std::vector<std::uint8_t> png;
     if (!cv::imencode(".png", blended, png))
         throw EngineError(pngPath + ": PNG encoding failed");
-    writeTextFileAtomic(pngPath, std::string(png.begin(), png.end()));
+    writeFileAtomically(pngPath, std::string_view(reinterpret_cast<const char *>(png.data()), png.size()));
 }
 
 } // namespace lathe::engine

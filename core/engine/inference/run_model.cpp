@@ -5,6 +5,7 @@
 #include "engine/models/model_builder.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/models/weights_io.h"
+#include "engine/run/run_layout.h"
 
 #include <torch/cuda.h>
 
@@ -52,19 +53,18 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
 {
     RunModel m;
     m.runDir = runDir;
-    const std::string configPath = (fs::path(runDir) / "config.json").string();
-    std::error_code ec;
-    if (!fs::is_regular_file(configPath, ec))
-        throw EngineError(runDir + ": not a run folder (no config.json)");
+    const std::string configPath = run_layout::configPath(runDir);
+    if (!isRunFolder(runDir))
+        throw EngineError(runDir + ": not a run folder (no " + run_layout::kConfigFile + ")");
     m.config = readRunConfig(configPath);
 
     try {
         m.checkpoint = resolveCheckpoint(runDir, which);
     } catch (const EngineError &) {
-        if (which != "best")
+        if (which != run_layout::kBestAlias)
             throw;
         // A run without validation has no best checkpoint; its last one is what it produced.
-        m.checkpoint = resolveCheckpoint(runDir, "last");
+        m.checkpoint = resolveCheckpoint(runDir, run_layout::kLastAlias);
     }
     nlohmann::json meta;
     if (!m.checkpoint.sidecar.empty())
@@ -72,6 +72,7 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
 
     // Class names: the sidecar's (the trainer records them), else the run's dataset.
     std::vector<std::string> classes;
+    std::error_code ec;
     if (meta.is_object() && meta.contains("classes") && meta["classes"].is_array()) {
         for (const auto &c : meta["classes"]) {
             if (!c.is_string())

@@ -1,6 +1,6 @@
 #include "engine/pipeline/augmentation.h"
 
-#include "engine/base/engine_error.h"
+#include "engine/base/json_fields.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,28 +12,29 @@ namespace lathe::engine {
 namespace {
 
 using json = nlohmann::json;
+using namespace json_fields;
 
-// Parsing reports the first problem as "data.augment[i].field: reason".
+// Parsing reports the first problem as "data.augment[i].field: reason". Every parameter says
+// what it takes in its own words ("expected two numbers 0 < min <= max <= 1"), whichever check
+// failed: many take several forms (a number or a list), and one description covers them all.
 class Field
 {
 public:
-    Field(std::size_t index, std::string name)
-        : m_prefix("data.augment[" + std::to_string(index) + "]" + (name.empty() ? "" : "." + name))
+    Field(std::size_t index, const std::string &name)
+        : m_path(name.empty() ? itemPath("data.augment", index) : fieldPath(itemPath("data.augment", index), name))
     {
     }
-    [[noreturn]] void fail(const std::string &reason) const { throw EngineError(m_prefix + ": " + reason); }
+    const std::string &path() const { return m_path; }
+    [[noreturn]] void fail(const std::string &reason) const { json_fields::fail(m_path, reason); }
 
 private:
-    std::string m_prefix;
+    std::string m_path;
 };
 
-bool isNumber(const json &v) { return v.is_number() && std::isfinite(v.get<double>()); }
-
-double number(const json &v, const Field &f, const std::string &what)
+// A number within range; any failure reads "expected <what>".
+double number(const json &v, const Field &f, const NumberRange &range, const std::string &what)
 {
-    if (!isNumber(v))
-        f.fail("expected " + what);
-    return v.get<double>();
+    return readNumber(f.path(), v, range, what);
 }
 
 // A [min, max] range from either a list of two numbers or one number n, which means
@@ -42,12 +43,12 @@ json range(const json &v, const Field &f, const std::string &what, const std::fu
            const std::function<bool(double, double)> &valid)
 {
     json r;
-    if (isNumber(v)) {
+    if (isFiniteNumber(v)) {
         const double n = v.get<double>();
         if (n < 0)
             f.fail("expected a number >= 0 or " + what);
         r = single(n);
-    } else if (v.is_array() && v.size() == 2 && isNumber(v[0]) && isNumber(v[1])) {
+    } else if (v.is_array() && v.size() == 2 && isFiniteNumber(v[0]) && isFiniteNumber(v[1])) {
         r = json::array({v[0].get<double>(), v[1].get<double>()});
     } else {
         f.fail("expected a number >= 0 or " + what);
@@ -59,7 +60,7 @@ json range(const json &v, const Field &f, const std::string &what, const std::fu
 
 json twoNumbers(const json &v, const Field &f, const std::string &what, const std::function<bool(double, double)> &valid)
 {
-    if (!v.is_array() || v.size() != 2 || !isNumber(v[0]) || !isNumber(v[1])
+    if (!v.is_array() || v.size() != 2 || !isFiniteNumber(v[0]) || !isFiniteNumber(v[1])
         || !valid(v[0].get<double>(), v[1].get<double>()))
         f.fail("expected " + what);
     return json::array({v[0].get<double>(), v[1].get<double>()});
@@ -67,17 +68,15 @@ json twoNumbers(const json &v, const Field &f, const std::string &what, const st
 
 int integer(const json &v, const Field &f, int lo, int hi)
 {
-    const std::string what = "an integer " + std::to_string(lo) + " <= n <= " + std::to_string(hi);
-    if (!isNumber(v) || std::floor(v.get<double>()) != v.get<double>() || v.get<double>() < lo || v.get<double>() > hi)
-        f.fail("expected " + what);
-    return static_cast<int>(v.get<double>());
+    return readInt(f.path(), v, NumberRange().ge(lo).le(hi),
+                   "an integer " + std::to_string(lo) + " <= n <= " + std::to_string(hi));
 }
 
 // Fill colour of geometric steps: one number or [r, g, b], each 0..255.
 json fill(const json &v, const Field &f)
 {
     const std::string what = "a number 0..255 or a list [r, g, b] of such numbers";
-    auto ok = [](const json &x) { return isNumber(x) && x.get<double>() >= 0 && x.get<double>() <= 255; };
+    auto ok = [](const json &x) { return isFiniteNumber(x) && x.get<double>() >= 0 && x.get<double>() <= 255; };
     if (ok(v))
         return json::array({v.get<double>(), v.get<double>(), v.get<double>()});
     if (v.is_array() && v.size() == 3 && std::all_of(v.begin(), v.end(), ok))
@@ -87,9 +86,7 @@ json fill(const json &v, const Field &f)
 
 std::string interpolation(const json &v, const Field &f)
 {
-    if (!v.is_string() || (v != "nearest" && v != "bilinear"))
-        f.fail("expected \"nearest\" or \"bilinear\"");
-    return v.get<std::string>();
+    return readEnum(f.path(), v, {"nearest", "bilinear"}, "\"nearest\" or \"bilinear\"");
 }
 
 bool unitRange(double lo, double hi) { return 0 < lo && lo <= hi && hi <= 1; }
@@ -183,14 +180,14 @@ const std::map<std::string, TypeInfo> &typeTable()
                          }}},
                         {"shear", {json::array({0.0, 0.0, 0.0, 0.0}), [](const json &v, const Field &f) {
                              const std::string what = "a number >= 0, [xmin, xmax] or [xmin, xmax, ymin, ymax] in degrees";
-                             if (isNumber(v)) {
+                             if (isFiniteNumber(v)) {
                                  const double n = v.get<double>();
                                  if (n < 0)
                                      f.fail("expected " + what);
                                  return json::array({-n, n, 0.0, 0.0});
                              }
                              if (!v.is_array() || (v.size() != 2 && v.size() != 4)
-                                 || !std::all_of(v.begin(), v.end(), isNumber))
+                                 || !std::all_of(v.begin(), v.end(), isFiniteNumber))
                                  f.fail("expected " + what);
                              json r = json::array();
                              for (const json &x : v)
@@ -213,7 +210,7 @@ const std::map<std::string, TypeInfo> &typeTable()
                               {"contrast", factorRange(1)},
                               {"saturation", factorRange(1)},
                               {"hue", {json::array({0.0, 0.0}), [](const json &v, const Field &f) {
-                                   if (isNumber(v) && v.get<double>() > 0.5)
+                                   if (isFiniteNumber(v) && v.get<double>() > 0.5)
                                        f.fail("expected a number 0..0.5 or a list [min, max] with -0.5 <= min <= max <= 0.5");
                                    return range(
                                        v, f, "a list [min, max] with -0.5 <= min <= max <= 0.5",
@@ -224,7 +221,7 @@ const std::map<std::string, TypeInfo> &typeTable()
         t["gaussian_blur"] = {1, false,
                               {{"kernel_size", {json::array({5, 5}), [](const json &v, const Field &f) {
                                     auto odd = [](const json &x) {
-                                        return isNumber(x) && std::floor(x.get<double>()) == x.get<double>()
+                                        return isFiniteNumber(x) && std::floor(x.get<double>()) == x.get<double>()
                                                && x.get<double>() > 0 && x.get<double>() <= 255
                                                && static_cast<int>(x.get<double>()) % 2 == 1;
                                     };
@@ -235,7 +232,7 @@ const std::map<std::string, TypeInfo> &typeTable()
                                     f.fail("expected an odd integer 1..255 or a list [kx, ky] of such");
                                 }}},
                                {"sigma", {json::array({0.1, 2.0}), [](const json &v, const Field &f) {
-                                    if (isNumber(v)) {
+                                    if (isFiniteNumber(v)) {
                                         if (v.get<double>() <= 0)
                                             f.fail("expected a number > 0 or a list [min, max] with 0 < min <= max");
                                         return json::array({v.get<double>(), v.get<double>()});
@@ -245,19 +242,13 @@ const std::map<std::string, TypeInfo> &typeTable()
                                 }}}}};
         t["sharpness"] = {0.5, false,
                           {{"sharpness_factor", {2.0, [](const json &v, const Field &f) {
-                                const double n = number(v, f, "a number >= 0");
-                                if (n < 0)
-                                    f.fail("expected a number >= 0");
-                                return json(n);
+                                return json(number(v, f, NumberRange().ge(0), "a number >= 0"));
                             }}}}};
         t["posterize"] = {0.5, false,
                           {{"bits", {4, [](const json &v, const Field &f) { return json(integer(v, f, 0, 8)); }}}}};
         t["solarize"] = {0.5, false,
                          {{"threshold", {128.0, [](const json &v, const Field &f) {
-                               const double n = number(v, f, "a number 0..255");
-                               if (n < 0 || n > 255)
-                                   f.fail("expected a number 0..255");
-                               return json(n);
+                               return json(number(v, f, NumberRange().ge(0).le(255), "a number 0..255"));
                            }}}}};
         t["autocontrast"] = {0.5, false, {}};
         t["equalize"] = {0.5, false, {}};
@@ -271,17 +262,12 @@ const std::map<std::string, TypeInfo> &typeTable()
         t["trivial_augment_wide"] = {
             1, false, {{"num_magnitude_bins", magnitudeBins()}, {"fill", fillParam()}, {"interpolation", interpolationParam()}}};
         t["gaussian_noise"] = {1, false,
-                               {{"mean", {0.0, [](const json &v, const Field &f) { return json(number(v, f, "a number")); }}},
+                               {{"mean", {0.0, [](const json &v, const Field &f) { return json(number(v, f, {}, "a number")); }}},
                                 {"sigma", {0.1, [](const json &v, const Field &f) {
-                                     const double n = number(v, f, "a number >= 0");
-                                     if (n < 0)
-                                         f.fail("expected a number >= 0");
-                                     return json(n);
+                                     return json(number(v, f, NumberRange().ge(0), "a number >= 0"));
                                  }}},
                                 {"clip", {true, [](const json &v, const Field &f) {
-                                     if (!v.is_boolean())
-                                         f.fail("expected true or false");
-                                     return v;
+                                     return json(readBool(f.path(), v, "true or false"));
                                  }}}}};
         t["random_erasing"] = {0.5, false,
                                {{"scale", {json::array({0.02, 0.33}), [](const json &v, const Field &f) {
@@ -294,18 +280,15 @@ const std::map<std::string, TypeInfo> &typeTable()
                                 {"value", {json::array({0.0, 0.0, 0.0}), [](const json &v, const Field &f) {
                                      if (v == "random")
                                          return v;
-                                     if (isNumber(v))
+                                     if (isFiniteNumber(v))
                                          return json::array({v.get<double>(), v.get<double>(), v.get<double>()});
-                                     if (v.is_array() && v.size() == 3 && std::all_of(v.begin(), v.end(), isNumber))
+                                     if (v.is_array() && v.size() == 3 && std::all_of(v.begin(), v.end(), isFiniteNumber))
                                          return json::array({v[0].get<double>(), v[1].get<double>(), v[2].get<double>()});
                                      f.fail("expected a number, a list [r, g, b] or \"random\"");
                                  }}}}};
         auto alpha = [] {
             return Param{1.0, [](const json &v, const Field &f) {
-                             const double n = number(v, f, "a number > 0");
-                             if (n <= 0)
-                                 f.fail("expected a number > 0");
-                             return json(n);
+                             return json(number(v, f, NumberRange().gt(0), "a number > 0"));
                          }};
         };
         t["mixup"] = {1, false, {{"alpha", alpha()}}};
@@ -333,7 +316,7 @@ std::vector<AugmentationSpec> parseAugmentations(const nlohmann::json &list)
     if (list.is_null())
         return {};
     if (!list.is_array())
-        throw EngineError("data.augment: expected a list of augmentation steps");
+        fail("data.augment", "expected a list of augmentation steps");
     const auto &table = typeTable();
     std::vector<AugmentationSpec> out;
     std::set<std::string> seenOnce;
@@ -345,12 +328,8 @@ std::vector<AugmentationSpec> parseAugmentations(const nlohmann::json &list)
             Field(i, "type").fail("missing or not a string");
         const std::string type = item["type"].get<std::string>();
         const auto info = table.find(type);
-        if (info == table.end()) {
-            std::string names;
-            for (const std::string &t : augmentationTypes())
-                names += (names.empty() ? "" : ", ") + t;
-            Field(i, "type").fail("unknown augmentation \"" + type + "\" (known: " + names + ")");
-        }
+        if (info == table.end())
+            Field(i, "type").fail("unknown augmentation \"" + type + "\" (known: " + joined(augmentationTypes()) + ")");
         // A sample has one geometry; two crops, or two mixers of the same kind, would be a mistake.
         const bool once = type == "random_resized_crop" || type == "resize" || type == "center_crop" || type == "mixup"
                           || type == "cutmix";
@@ -361,22 +340,18 @@ std::vector<AugmentationSpec> parseAugmentations(const nlohmann::json &list)
         spec.probability = info->second.defaultProbability;
         if (item.contains("p")) {
             const Field f(i, "p");
-            spec.probability = number(item["p"], f, "a probability 0..1");
-            if (spec.probability < 0 || spec.probability > 1)
-                f.fail("expected a probability 0..1");
+            spec.probability = number(item["p"], f, NumberRange().ge(0).le(1), "a probability 0..1");
             if (info->second.geometry && spec.probability != 1)
                 f.fail(type + " is a geometry step and always applies: p must be 1");
         }
-        for (auto it = item.begin(); it != item.end(); ++it) {
-            if (it.key() == "type" || it.key() == "p")
-                continue;
-            if (!info->second.params.count(it.key())) {
-                std::string names;
-                for (const auto &p : info->second.params)
-                    names += (names.empty() ? "" : ", ") + p.first;
-                Field(i, it.key()).fail("unknown parameter of " + type + (names.empty() ? " (it takes only p)" : " (known: " + names + ", p)"));
-            }
-        }
+        std::vector<std::string> params;
+        for (const auto &p : info->second.params)
+            params.push_back(p.first);
+        std::vector<std::string> known = params;
+        known.insert(known.end(), {"type", "p"});
+        checkKnownKeys(itemPath("data.augment", i), item, known,
+                       "unknown parameter of " + type +
+                           (params.empty() ? " (it takes only p)" : " (known: " + joined(params) + ", p)"));
         for (const auto &[name, param] : info->second.params) {
             if (item.contains(name))
                 spec.params[name] = param.read(item[name], Field(i, name));
@@ -393,7 +368,7 @@ std::vector<AugmentationSpec> parseAugmentations(const nlohmann::json &list)
     const bool fixed = std::any_of(out.begin(), out.end(),
                                    [](const AugmentationSpec &s) { return s.type == "resize" || s.type == "center_crop"; });
     if (rrc && fixed)
-        throw EngineError("data.augment: random_resized_crop cannot be combined with resize/center_crop (a sample has one geometry)");
+        fail("data.augment", "random_resized_crop cannot be combined with resize/center_crop (a sample has one geometry)");
     return out;
 }
 

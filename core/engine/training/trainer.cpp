@@ -11,7 +11,9 @@
 #include "engine/models/model_builder.h"
 #include "engine/models/model_zoo.h"
 #include "engine/training/optimizer_factory.h"
+#include "engine/run/run_events.h"
 #include "engine/run/run_folder.h"
+#include "engine/run/run_layout.h"
 #include "engine/training/devices.h"
 #include "engine/dataset/shard_dataset.h"
 #include "engine/base/torch_compat.h"
@@ -206,21 +208,20 @@ struct RunSetup
     void emit(json event)
     {
         std::lock_guard<std::mutex> lock(eventMutex);
-        if (!event.contains("time"))
-            event["time"] = unixTime();
+        if (!event.contains(event_key::kTime))
+            event[event_key::kTime] = unixTime();
         if (folder) {
             folder->appendMetrics(event);
-            const std::string type = event.value("type", "");
-            if (type == "log")
-                folder->log(event.value("message", ""));
-            else if (type == "failed" || type == "finished" || type == "cancelled" || type == "resumed" ||
-                     type == "checkpoint")
+            const std::string type = event.value(event_key::kType, "");
+            if (type == event_type::kLog)
+                folder->log(event.value(event_key::kMessage, ""));
+            else if (isEndEventType(type) || type == event_type::kResumed || type == event_type::kCheckpoint)
                 folder->log(type + ": " + event.dump());
         }
         if (control.onEvent)
             control.onEvent(event);
     }
-    void log(const std::string &message) { emit({{"type", "log"}, {"message", message}}); }
+    void log(const std::string &message) { emit({{event_key::kType, event_type::kLog}, {event_key::kMessage, message}}); }
 };
 
 // A batch source: the input pipeline, or the feature cache (then images are embeddings).
@@ -744,7 +745,11 @@ void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics
     m_lastCheckpointEpoch = m_epoch;
     m_lastCheckpointBatch = m_batch;
     m_lastCheckpoint = path;
-    emit({{"type", "checkpoint"}, {"path", path}, {"step", m_step}, {"epoch", m_epoch}, {"reason", reason}});
+    emit({{event_key::kType, event_type::kCheckpoint},
+          {event_key::kPath, path},
+          {event_key::kStep, m_step},
+          {event_key::kEpoch, m_epoch},
+          {event_key::kReason, reason}});
 }
 
 void RankTrainer::restore(const CheckpointData &ckpt)
@@ -840,11 +845,11 @@ void RankTrainer::run()
 
     if (m_s.resumeFrom) {
         restore(*m_s.resumeFrom);
-        emit({{"type", "resumed"},
-              {"step", m_step},
-              {"epoch", m_epoch},
-              {"batch_in_epoch", m_batch},
-              {"checkpoint", m_s.resumeFrom->sidecarPath}});
+        emit({{event_key::kType, event_type::kResumed},
+              {event_key::kStep, m_step},
+              {event_key::kEpoch, m_epoch},
+              {event_key::kBatchInEpoch, m_batch},
+              {event_key::kCheckpoint, m_s.resumeFrom->sidecarPath}});
     }
 
     const std::int64_t microPerEpoch = m_stepsPerEpoch * accumulate;
@@ -931,11 +936,11 @@ void RankTrainer::run()
             const bool stepped = m_scaler->step(*m_optimizer);
             m_scaler->update();
             if (!stepped)
-                emit({{"type", "overflow_skipped"},
-                      {"step", m_step + 1},
-                      {"epoch", m_epoch},
-                      {"scale", m_scaler->scaleValue()},
-                      {"skipped_total", m_scaler->skippedSteps()}});
+                emit({{event_key::kType, event_type::kOverflowSkipped},
+                      {event_key::kStep, m_step + 1},
+                      {event_key::kEpoch, m_epoch},
+                      {event_key::kScale, m_scaler->scaleValue()},
+                      {event_key::kSkippedTotal, m_scaler->skippedSteps()}});
             else if (m_ema)
                 m_ema->update(*m_model);
             ++m_step;
@@ -949,14 +954,14 @@ void RankTrainer::run()
             if (isLeader() && every) {
                 const double interval = secondsSince(intervalStart);
                 const double wait = m_train->waitSeconds();
-                emit({{"type", "step"},
-                      {"step", m_step},
-                      {"epoch", m_epoch},
-                      {"loss", meanLoss},
-                      {"lr", lr},
-                      {"total_steps", m_stepsPerEpoch * c.optimizer.epochs},
-                      {"images_per_s", interval > 0 ? double(intervalImages) * m_s.worldSize / interval : 0.0},
-                      {"input_wait_fraction", interval > 0 ? std::clamp((wait - intervalWait) / interval, 0.0, 1.0) : 0.0}});
+                emit({{event_key::kType, event_type::kStep},
+                      {event_key::kStep, m_step},
+                      {event_key::kEpoch, m_epoch},
+                      {event_key::kLoss, meanLoss},
+                      {event_key::kLr, lr},
+                      {event_key::kTotalSteps, m_stepsPerEpoch * c.optimizer.epochs},
+                      {event_key::kImagesPerSecond, interval > 0 ? double(intervalImages) * m_s.worldSize / interval : 0.0},
+                      {event_key::kInputWaitFraction, interval > 0 ? std::clamp((wait - intervalWait) / interval, 0.0, 1.0) : 0.0}});
                 m_s.folder->tensorboard().addScalar("train/loss", meanLoss, m_step);
                 m_s.folder->tensorboard().addScalar("train/lr", lr, m_step);
                 lastEventTime = now;
@@ -985,13 +990,13 @@ void RankTrainer::run()
         json valSums = validate();
         json metrics = reduceEpoch(m_epochCounts, valSums);
         metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step - 1));
-        metrics["seconds"] = m_epochSeconds;
+        metrics[event_key::kSeconds] = m_epochSeconds;
         if (m_cached)
-            metrics["feature_cache"] = true;
+            metrics[event_key::kFeatureCache] = true;
         json event = metrics;
-        event["type"] = "epoch";
-        event["epoch"] = m_epoch;
-        event["step"] = m_step;
+        event[event_key::kType] = event_type::kEpoch;
+        event[event_key::kEpoch] = m_epoch;
+        event[event_key::kStep] = m_step;
         emit(event);
         if (isLeader()) {
             TensorBoardWriter &tb = m_s.folder->tensorboard();
@@ -1031,8 +1036,8 @@ void RankTrainer::run()
         if (c.checkpoints.everyEpochs > 0 && (m_epoch % c.checkpoints.everyEpochs == 0) && !end)
             writeCheckpoint("epoch", ckptMetrics);
         if (m_stoppedEarly) {
-            emit({{"type", "log"},
-                  {"message", "early stopping: " + c.earlyStopping.metric + " did not improve for " +
+            emit({{event_key::kType, event_type::kLog},
+                  {event_key::kMessage, "early stopping: " + c.earlyStopping.metric + " did not improve for " +
                                   std::to_string(c.earlyStopping.patience) + " epochs"}});
             stop = true;
         }
@@ -1045,7 +1050,7 @@ void RankTrainer::run()
 
     if (isLeader()) {
         std::lock_guard<std::mutex> lock(m_s.eventMutex);
-        m_s.summary["status"] = cancelled ? "cancelled" : "finished";
+        m_s.summary["status"] = cancelled ? event_type::kCancelled : event_type::kFinished; // the end event's type
         m_s.summary["epochs"] = m_epoch;
         m_s.summary["steps"] = m_step;
         m_s.summary["stopped_early"] = m_stoppedEarly;
@@ -1089,9 +1094,9 @@ json runTraining(RunSetup &s)
             s.log("feature cache: computing the frozen backbone's embeddings once (" +
                   std::to_string(fc.mode == "fixed_views" ? std::max(1, fc.views) : 1) + " view(s))");
             s.cache = buildFeatureCache(s, m, s.devices.front());
-            s.emit({{"type", "log"},
-                    {"message", "feature cache: built in " + std::to_string(s.cache->buildSeconds) + " s"},
-                    {"feature_cache", {{"views", s.cache->views},
+            s.emit({{event_key::kType, event_type::kLog},
+                    {event_key::kMessage, "feature cache: built in " + std::to_string(s.cache->buildSeconds) + " s"},
+                    {event_key::kFeatureCache, {{"views", s.cache->views},
                                        {"train_records", s.cache->trainLabels.numel()},
                                        {"build_seconds", s.cache->buildSeconds},
                                        {"backbone_images_per_s", s.cache->backboneImagesPerSecond}}}});
@@ -1143,12 +1148,12 @@ json runTraining(RunSetup &s)
     const RunInfo info = readRunInfo(s.runDir);
     summary["best_metric"] = info.bestMetric;
     summary["best_value"] = info.bestValue ? json(*info.bestValue) : json(nullptr);
-    const std::string best = (fs::path(s.runDir) / "checkpoints" / "best.json").string();
+    const std::string best = run_layout::bestSidecarPath(s.runDir);
     summary["best_checkpoint"] = fs::exists(best) ? json(best) : json(nullptr);
-    json end = {{"type", summary.value("status", "finished")},
-                {"steps", summary.value("steps", 0)},
-                {"epochs", summary.value("epochs", 0)},
-                {"stopped_early", summary.value("stopped_early", false)}};
+    json end = {{event_key::kType, summary.value("status", event_type::kFinished)},
+                {event_key::kSteps, summary.value("steps", 0)},
+                {event_key::kEpochs, summary.value("epochs", 0)},
+                {event_key::kStoppedEarly, summary.value("stopped_early", false)}};
     s.emit(end);
     s.folder->tensorboard().flush();
     return summary;
@@ -1222,15 +1227,15 @@ json guarded(RunSetup &s)
         const bool cancelled = dynamic_cast<const Cancelled *>(&e) != nullptr;
         if (!cancelled) {
             try {
-                s.emit({{"type", "failed"}, {"message", e.what()}});
+                s.emit({{event_key::kType, event_type::kFailed}, {event_key::kMessage, e.what()}});
             } catch (...) {
             }
             throw EngineError(e.what());
         }
-        s.emit({{"type", "cancelled"}, {"message", "cancelled before the first step"}});
-        summary = {{"status", "cancelled"}, {"run_dir", s.runDir}, {"steps", 0}};
+        s.emit({{event_key::kType, event_type::kCancelled}, {event_key::kMessage, "cancelled before the first step"}});
+        summary = {{"status", event_type::kCancelled}, {"run_dir", s.runDir}, {"steps", 0}};
     }
-    if (s.control.throwWhenCancelled && summary.value("status", std::string()) == "cancelled")
+    if (s.control.throwWhenCancelled && summary.value("status", std::string()) == event_type::kCancelled)
         throw Cancelled(); // after the checkpoint and the "cancelled" event, like the other tasks
     return summary;
 }
@@ -1332,7 +1337,7 @@ json resume(const std::string &runDir, const TrainControl &control, const json &
         if (!s.resumeFrom)
             s.log("resume: no complete checkpoint; starting over from the config");
     } catch (const std::exception &e) {
-        s.emit({{"type", "failed"}, {"message", e.what()}});
+        s.emit({{event_key::kType, event_type::kFailed}, {event_key::kMessage, e.what()}});
         throw;
     }
     return guarded(s);

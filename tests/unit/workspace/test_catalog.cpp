@@ -160,7 +160,7 @@ QStringList catalogSnapshot(const Catalog &catalog)
 struct JobOutcome
 {
     QString state;
-    QVariantMap result;
+    ImportSummary result;
     QString error;
 };
 
@@ -183,7 +183,7 @@ JobOutcome runImport(const ImportJob::Params &params, const std::function<void(I
         return {QStringLiteral("timeout"), {}, {}};
     switch (job->state()) {
     case Job::State::Finished:
-        return {QStringLiteral("finished"), job->result().toMap(), {}};
+        return {QStringLiteral("finished"), job->result().value<ImportSummary>(), {}};
     case Job::State::Failed:
         return {QStringLiteral("failed"), {}, job->errorMessage()};
     case Job::State::Cancelled:
@@ -558,17 +558,18 @@ private Q_SLOTS:
         params.sourceDir = images;
         const JobOutcome first = runImport(params);
         QCOMPARE(first.state, QStringLiteral("finished"));
-        const QVariantMap &r = first.result;
+        const ImportSummary &r = first.result;
         Catalog catalog(project->database());
         const int id = catalog.datasetId(QStringLiteral("fashion")); // named after the folder
         QVERIFY(id > 0);
-        QCOMPARE(r.value(QStringLiteral("datasetId")).toInt(), id);
-        QCOMPARE(r.value(QStringLiteral("added")).toInt(), 41);
-        QCOMPARE(r.value(QStringLiteral("ok")).toInt(), 40);
-        QCOMPARE(r.value(QStringLiteral("rejected")).toInt(), 1);
-        for (const char *key : {"removed", "changed", "unchanged", "duplicates"})
-            QVERIFY2(r.value(QLatin1String(key)).toInt() == 0, key);
-        QVERIFY(r.contains(QStringLiteral("nearDuplicateGroups")));
+        QCOMPARE(r.datasetId, id);
+        QCOMPARE(r.added, 41);
+        QCOMPARE(r.ok, 40);
+        QCOMPARE(r.rejected, 1);
+        for (const auto &[key, value] : {std::pair{"removed", r.removed}, std::pair{"changed", r.changed},
+                                         std::pair{"unchanged", r.unchanged}, std::pair{"duplicates", r.duplicates}})
+            QVERIFY2(value == 0, key);
+        QVERIFY(r.nearDuplicateGroups >= 0); // reported
 
         QVERIFY(catalog.dataset(id).folderSplits);
         QCOMPARE(catalog.dataset(id).sourceDir, QDir::cleanPath(images));
@@ -605,11 +606,11 @@ private Q_SLOTS:
         const QStringList before = catalogSnapshot(catalog);
         const JobOutcome again = runImport(params);
         QCOMPARE(again.state, QStringLiteral("finished"));
-        QCOMPARE(again.result.value(QStringLiteral("unchanged")).toInt(), 41);
-        QCOMPARE(again.result.value(QStringLiteral("added")).toInt(), 0);
-        QCOMPARE(again.result.value(QStringLiteral("changed")).toInt(), 0);
-        QCOMPARE(again.result.value(QStringLiteral("removed")).toInt(), 0);
-        QCOMPARE(again.result.value(QStringLiteral("datasetId")).toInt(), id);
+        QCOMPARE(again.result.unchanged, 41);
+        QCOMPARE(again.result.added, 0);
+        QCOMPARE(again.result.changed, 0);
+        QCOMPARE(again.result.removed, 0);
+        QCOMPARE(again.result.datasetId, id);
         QCOMPARE(catalogSnapshot(catalog).mid(1), before.mid(1)); // all but the import time
     }
 
@@ -648,12 +649,12 @@ private Q_SLOTS:
         // The same import, not cancelled, sees the changes.
         const JobOutcome done = runImport(params);
         QCOMPARE(done.state, QStringLiteral("finished"));
-        const QVariantMap &r = done.result;
-        QCOMPARE(r.value(QStringLiteral("added")).toInt(), 1);
-        QCOMPARE(r.value(QStringLiteral("removed")).toInt(), 1);
-        QCOMPARE(r.value(QStringLiteral("changed")).toInt(), 0);
-        QCOMPARE(r.value(QStringLiteral("unchanged")).toInt(), 199);
-        QCOMPARE(r.value(QStringLiteral("duplicates")).toInt(), first.result.value(QStringLiteral("duplicates")).toInt() + 1);
+        const ImportSummary &r = done.result;
+        QCOMPARE(r.added, 1);
+        QCOMPARE(r.removed, 1);
+        QCOMPARE(r.changed, 0);
+        QCOMPARE(r.unchanged, 199);
+        QCOMPARE(r.duplicates, first.result.duplicates + 1);
         QCOMPARE(catalog.images(catalog.datasetId(QStringLiteral("clothes"))).size(), 200);
     }
 

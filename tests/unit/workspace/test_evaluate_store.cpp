@@ -1,6 +1,6 @@
-// The project database's stored evaluations (EvaluateJob::store/load/latest/list and the
+// The project database's stored evaluations (EvaluationStore::store/load/latest/list and the
 // schema migration that adds them), on hand-made predictions with computeMetrics' metrics.
-#include "workspace/evaluate_job.h"
+#include "workspace/evaluation_store.h"
 #include "workspace/project.h"
 #include "workspace/schema_migrations.h"
 #include "workspace/workspace_error.h"
@@ -64,10 +64,10 @@ void TestEvaluateStore::roundTrip()
     auto project = Project::create(tmp.filePath(QStringLiteral("p")));
     QVERIFY(project->schemaVersion() >= 3); // the version that added stored evaluations
     const engine::EvalResult result = makeResult(12, false);
-    const qint64 id = EvaluateJob::store(project->databasePath(), tmp.filePath(QStringLiteral("runs/r1/")),
+    const qint64 id = EvaluationStore::store(project->databasePath(), tmp.filePath(QStringLiteral("runs/r1/")),
                                          QStringLiteral("best"), QStringLiteral("val"), result);
     QVERIFY(id > 0);
-    const StoredEvaluation stored = EvaluateJob::load(project->databasePath(), id);
+    const StoredEvaluation stored = EvaluationStore::load(project->databasePath(), id);
     QCOMPARE(stored.id, id);
     QCOMPARE(stored.runDir, QDir::cleanPath(tmp.filePath(QStringLiteral("runs/r1"))));
     QCOMPARE(stored.checkpoint, QStringLiteral("best"));
@@ -91,7 +91,7 @@ void TestEvaluateStore::roundTrip()
     QVERIFY(query.exec(QStringLiteral("SELECT COUNT(*) FROM predictions WHERE pred = label")));
     QVERIFY(query.next());
     QCOMPARE(query.value(0).toInt(), 9);
-    QVERIFY_THROWS_EXCEPTION(WorkspaceError, EvaluateJob::load(project->databasePath(), id + 100));
+    QVERIFY_THROWS_EXCEPTION(WorkspaceError, EvaluationStore::load(project->databasePath(), id + 100));
 }
 
 void TestEvaluateStore::latestAndList()
@@ -100,26 +100,26 @@ void TestEvaluateStore::latestAndList()
     auto project = Project::create(tmp.filePath(QStringLiteral("p")));
     const QString db = project->databasePath();
     const QString run = tmp.filePath(QStringLiteral("runs/r1"));
-    QCOMPARE(EvaluateJob::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), false), qint64(0));
-    const qint64 a = EvaluateJob::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, false));
-    const qint64 b = EvaluateJob::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, false));
-    const qint64 c = EvaluateJob::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, true));
-    const qint64 d = EvaluateJob::store(db, run, QStringLiteral("last"), QStringLiteral("test"), makeResult(6, false));
-    const qint64 other = EvaluateJob::store(db, tmp.filePath(QStringLiteral("runs/r2")), QStringLiteral("best"),
+    QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), false), qint64(0));
+    const qint64 a = EvaluationStore::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, false));
+    const qint64 b = EvaluationStore::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, false));
+    const qint64 c = EvaluationStore::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, true));
+    const qint64 d = EvaluationStore::store(db, run, QStringLiteral("last"), QStringLiteral("test"), makeResult(6, false));
+    const qint64 other = EvaluationStore::store(db, tmp.filePath(QStringLiteral("runs/r2")), QStringLiteral("best"),
                                             QStringLiteral("val"), makeResult(3, false));
     QVERIFY(a < b && b < c && c < d && d < other);
-    QCOMPARE(EvaluateJob::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), false), b);
-    QCOMPARE(EvaluateJob::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), true), c);
-    QCOMPARE(EvaluateJob::latest(db, run, QStringLiteral("last"), QStringLiteral("test"), false), d);
-    QCOMPARE(EvaluateJob::latest(db, run, QStringLiteral("last"), QStringLiteral("val"), false), qint64(0));
+    QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), false), b);
+    QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), true), c);
+    QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("last"), QStringLiteral("test"), false), d);
+    QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("last"), QStringLiteral("val"), false), qint64(0));
 
-    const QVector<EvaluationSummary> ofRun = EvaluateJob::list(db, run);
+    const QVector<EvaluationSummary> ofRun = EvaluationStore::list(db, run);
     QCOMPARE(ofRun.size(), 4);
     QCOMPARE(ofRun.first().id, d); // newest first
     QCOMPARE(ofRun.first().count, qint64(6));
     QCOMPARE(ofRun.at(1).tta, true);
     QCOMPARE(ofRun.last().top1, 6.0 / 8.0); // every fourth image is wrong
-    QCOMPARE(EvaluateJob::list(db).size(), 5);
+    QCOMPARE(EvaluationStore::list(db).size(), 5);
 }
 
 void TestEvaluateStore::malformedRowsAreReported()
@@ -127,19 +127,19 @@ void TestEvaluateStore::malformedRowsAreReported()
     QTemporaryDir tmp;
     auto project = Project::create(tmp.filePath(QStringLiteral("p")));
     const QString db = project->databasePath();
-    const qint64 id = EvaluateJob::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
+    const qint64 id = EvaluationStore::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
                                          QStringLiteral("val"), makeResult(4, false));
     QSqlQuery query(project->database());
     QVERIFY(query.exec(QStringLiteral("UPDATE predictions SET top_json = '{\"classes\": [1, 2]}' WHERE record = 2")));
     try {
-        EvaluateJob::load(db, id);
+        EvaluationStore::load(db, id);
         QFAIL("a malformed prediction row was accepted");
     } catch (const WorkspaceError &e) {
         QVERIFY2(e.message().contains(QStringLiteral("prediction 2")), qPrintable(e.message()));
         QVERIFY(e.message().contains(db));
     }
     QVERIFY(query.exec(QStringLiteral("UPDATE evaluations SET metrics_json = 'not json'")));
-    QVERIFY_THROWS_EXCEPTION(WorkspaceError, EvaluateJob::load(db, id));
+    QVERIFY_THROWS_EXCEPTION(WorkspaceError, EvaluationStore::load(db, id));
     // Deleting an evaluation takes its predictions with it.
     QVERIFY(query.exec(QStringLiteral("PRAGMA foreign_keys = ON")));
     QVERIFY(query.exec(QStringLiteral("DELETE FROM evaluations")));
@@ -165,12 +165,12 @@ void TestEvaluateStore::migratesAnOlderProject()
         QVERIFY(query.exec(QStringLiteral("PRAGMA user_version = 2")));
     }
     // A job's own connection brings it up to date before storing.
-    const qint64 id = EvaluateJob::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
+    const qint64 id = EvaluationStore::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
                                          QStringLiteral("val"), makeResult(5, false));
     QVERIFY(id > 0);
     auto project = Project::open(folder);
     QCOMPARE(project->schemaVersion(), projectMigrations().back().version);
-    QCOMPARE(EvaluateJob::load(db, id).result.predictions.size(), std::size_t(5));
+    QCOMPARE(EvaluationStore::load(db, id).result.predictions.size(), std::size_t(5));
 }
 
 QTEST_MAIN(TestEvaluateStore)

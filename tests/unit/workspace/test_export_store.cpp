@@ -1,7 +1,7 @@
-// The project database's record of exports (ExportRunJob::record/load/list and the schema
+// The project database's record of exports (ExportStore::record/load/list and the schema
 // migration that adds the table): paths inside the project are kept relative to it, so a moved
 // project keeps its history; paths outside stay absolute.
-#include "workspace/export_run_job.h"
+#include "workspace/export_store.h"
 #include "workspace/project.h"
 #include "workspace/schema_migrations.h"
 #include "workspace/workspace_error.h"
@@ -27,13 +27,12 @@ private Q_SLOTS:
     void migratesAnOlderProject();
 
 private:
-    static ExportRunJob::Params params(const QString &databasePath, const QString &runDir, const QString &outDir);
+    static ExportRequest request(const QString &runDir, const QString &outDir);
 };
 
-ExportRunJob::Params TestExportStore::params(const QString &databasePath, const QString &runDir, const QString &outDir)
+ExportRequest TestExportStore::request(const QString &runDir, const QString &outDir)
 {
-    ExportRunJob::Params p;
-    p.databasePath = databasePath;
+    ExportRequest p;
     p.runDir = runDir;
     p.checkpoint = QStringLiteral("last");
     p.formats = {QStringLiteral("onnx"), QStringLiteral("safetensors")};
@@ -49,16 +48,16 @@ void TestExportStore::roundTripAndOrder()
     const QString run = QDir(project->runsDir()).filePath(QStringLiteral("r1"));
     const QString inside = QDir(project->exportsDir()).filePath(QStringLiteral("r1-last"));
     const QString outside = QDir::cleanPath(tmp.filePath(QStringLiteral("elsewhere/out")));
-    const qint64 first = ExportRunJob::record(params(db, run, inside), true, QStringLiteral("{\"status\":\"passed\"}"));
-    const qint64 second = ExportRunJob::record(params(db, run + QStringLiteral("/"), outside), false,
-                                               QStringLiteral("{\"error\":\"no checkpoint\"}"));
+    const qint64 first = ExportStore::record(db, request(run, inside), true, QStringLiteral("{\"status\":\"passed\"}"));
+    const qint64 second = ExportStore::record(db, request(run + QStringLiteral("/"), outside), false,
+                                              QStringLiteral("{\"error\":\"no checkpoint\"}"));
     QVERIFY(first > 0 && second > first);
 
-    const QVector<StoredExport> all = ExportRunJob::list(db);
+    const QVector<StoredExport> all = ExportStore::list(db);
     QCOMPARE(all.size(), 2);
     QCOMPARE(all.at(0).id, second); // newest first
     QCOMPARE(all.at(1).id, first);
-    const StoredExport ok = ExportRunJob::load(db, first);
+    const StoredExport ok = ExportStore::load(db, first);
     QCOMPARE(ok.runDir, QDir::cleanPath(run));
     QCOMPARE(ok.outDir, QDir::cleanPath(inside));
     QCOMPARE(ok.checkpoint, QStringLiteral("last"));
@@ -89,14 +88,15 @@ void TestExportStore::movedProjectKeepsItsHistory()
     const QString before = tmp.filePath(QStringLiteral("before"));
     {
         auto project = Project::create(before);
-        ExportRunJob::record(params(project->databasePath(), QDir(project->runsDir()).filePath(QStringLiteral("r")),
+        ExportStore::record(project->databasePath(),
+                            request(QDir(project->runsDir()).filePath(QStringLiteral("r")),
                                     QDir(project->exportsDir()).filePath(QStringLiteral("e"))),
-                             true, QStringLiteral("{}"));
+                            true, QStringLiteral("{}"));
     }
     const QString after = QDir::cleanPath(tmp.filePath(QStringLiteral("after")));
     QVERIFY(QDir().rename(before, after));
     auto project = Project::open(after);
-    const QVector<StoredExport> all = ExportRunJob::list(project->databasePath());
+    const QVector<StoredExport> all = ExportStore::list(project->databasePath());
     QCOMPARE(all.size(), 1);
     QCOMPARE(all.first().runDir, after + QStringLiteral("/runs/r"));
     QCOMPARE(all.first().outDir, after + QStringLiteral("/exports/e"));
@@ -107,7 +107,7 @@ void TestExportStore::missingExportIsReported()
     QTemporaryDir tmp;
     auto project = Project::create(tmp.filePath(QStringLiteral("p")));
     try {
-        ExportRunJob::load(project->databasePath(), 42);
+        ExportStore::load(project->databasePath(), 42);
         QFAIL("loading a missing export did not throw");
     } catch (const WorkspaceError &e) {
         QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("42")));
@@ -115,7 +115,7 @@ void TestExportStore::missingExportIsReported()
     }
     // A file that is not a project database is refused, naming it.
     try {
-        ExportRunJob::list(tmp.filePath(QStringLiteral("missing.sqlite")));
+        ExportStore::list(tmp.filePath(QStringLiteral("missing.sqlite")));
         QFAIL("listing a missing database did not throw");
     } catch (const WorkspaceError &e) {
         QVERIFY(QString::fromUtf8(e.what()).contains(QStringLiteral("missing.sqlite")));
@@ -135,11 +135,11 @@ void TestExportStore::migratesAnOlderProject()
         QVERIFY(query.exec(QStringLiteral("DROP TABLE exports")));
         QVERIFY(query.exec(QStringLiteral("PRAGMA user_version = 3")));
     }
-    QVERIFY(ExportRunJob::list(db).isEmpty()); // the store's own connection migrates first
+    QVERIFY(ExportStore::list(db).isEmpty()); // the store's own connection migrates first
     auto project = Project::open(folder);
     QCOMPARE(project->schemaVersion(), projectMigrations().back().version);
-    QVERIFY(ExportRunJob::record(params(db, folder + QStringLiteral("/runs/r"), folder + QStringLiteral("/exports/e")),
-                                 true, QStringLiteral("{}"))
+    QVERIFY(ExportStore::record(db, request(folder + QStringLiteral("/runs/r"), folder + QStringLiteral("/exports/e")),
+                                true, QStringLiteral("{}"))
             > 0);
 }
 

@@ -237,14 +237,14 @@ private Q_SLOTS:
         manager.start(job);
         QTRY_COMPARE_WITH_TIMEOUT(spies.ended.count(), 1, 60000); // it may end before we look
         QCOMPARE(spies.finished.count(), 1);
-        const QVariantMap r = job->result().toMap();
-        QCOMPARE(r.value(QStringLiteral("train")).toInt(), 30);
-        QCOMPARE(r.value(QStringLiteral("val")).toInt(), 20);
-        QCOMPARE(r.value(QStringLiteral("test")).toInt(), 10);
-        QCOMPARE(r.value(QStringLiteral("classes")).toStringList().size(), 10);
+        const DemoProjectResult r = job->result().value<DemoProjectResult>();
+        QCOMPARE(r.train, 30);
+        QCOMPARE(r.val, 20);
+        QCOMPARE(r.test, 10);
+        QCOMPARE(r.classes.size(), 10);
         // The demo images are in the catalog as the dataset "fashion-mnist".
-        QCOMPARE(r.value(QStringLiteral("import")).toMap().value(QStringLiteral("ok")).toInt(), 60);
-        auto project = Project::open(r.value(QStringLiteral("project")).toString());
+        QCOMPARE(r.import.ok, 60);
+        auto project = Project::open(r.project);
         QCOMPARE(project->meta(QStringLiteral("demo_images")), DemoProjectJob::imagesFolder(tmp.path()));
         QCOMPARE(project->meta(QStringLiteral("demo_train_images")), QStringLiteral("30"));
         project.reset();
@@ -255,11 +255,11 @@ private Q_SLOTS:
         manager.start(again);
         QTRY_COMPARE_WITH_TIMEOUT(againSpies.ended.count(), 1, 60000); // it may end before we look
         QCOMPARE(againSpies.finished.count(), 1);
-        QVERIFY(again->result().toMap().value(QStringLiteral("reused")).toBool());
-        QCOMPARE(again->result().toMap().value(QStringLiteral("train")).toInt(), 30);
-        const QVariantMap reimport = again->result().toMap().value(QStringLiteral("import")).toMap();
-        QCOMPARE(reimport.value(QStringLiteral("unchanged")).toInt(), 60);
-        QCOMPARE(reimport.value(QStringLiteral("added")).toInt(), 0);
+        QVERIFY(again->result().value<DemoProjectResult>().reused);
+        QCOMPARE(again->result().value<DemoProjectResult>().train, 30);
+        const ImportSummary reimport = again->result().value<DemoProjectResult>().import;
+        QCOMPARE(reimport.unchanged, 60);
+        QCOMPARE(reimport.added, 0);
     }
 
     void convertJobAppliesTheCatalogsCorrections()
@@ -275,7 +275,7 @@ private Q_SLOTS:
         Spies spies(job);
         manager.start(job);
         QTRY_COMPARE_WITH_TIMEOUT(spies.ended.count(), 1, 60000);
-        const QString dbPath = QDir(job->result().toMap().value(QStringLiteral("project")).toString())
+        const QString dbPath = QDir(job->result().value<DemoProjectResult>().project)
                                    .filePath(QString::fromLatin1(Project::kDatabaseFile));
         {
             ProjectConnection connection(dbPath);
@@ -297,7 +297,7 @@ private Q_SLOTS:
         manager.start(convert);
         QTRY_COMPARE_WITH_TIMEOUT(convertSpies.ended.count(), 1, 60000);
         QCOMPARE(convertSpies.finished.count(), 1);
-        QCOMPARE(convert->result().toMap().value(QStringLiteral("records")).toInt(), 29); // 30 less the excluded
+        QCOMPARE(convert->result().value<ConvertSummary>().records, qint64(29)); // 30 less the excluded
         const engine::DatasetManifest m = engine::readDatasetManifest(params.outDir.toStdString());
         QCOMPARE(int(m.counts.at("train").at("Trouser")), 4); // 3 of its own and the relabelled one
         QVERIFY(std::any_of(m.rejected.begin(), m.rejected.end(),

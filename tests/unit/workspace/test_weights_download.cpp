@@ -180,7 +180,10 @@ struct Spies
     {
     }
     QString failure() const { return failed.isEmpty() ? QString() : failed.first().first().toString(); }
-    QVariantMap result() const { return finished.isEmpty() ? QVariantMap() : finished.first().first().toMap(); }
+    CachedWeights result() const
+    {
+        return finished.isEmpty() ? CachedWeights() : finished.first().first().value<CachedWeights>();
+    }
     QSignalSpy finished, failed, cancelled, ended;
 };
 
@@ -242,13 +245,13 @@ private Q_SLOTS:
         QCOMPARE(spies.failure(), QString());
         QCOMPARE(spies.finished.count(), 1);
 
-        const QVariantMap result = spies.result();
-        QCOMPARE(result.value(QStringLiteral("path")).toString(), f->target);
-        QCOMPARE(result.value(QStringLiteral("fileName")).toString(), QString::fromStdString(f->weights.fileName));
-        QCOMPARE(result.value(QStringLiteral("sha256")).toString(), sha256Of(m_body));
-        QCOMPARE(result.value(QStringLiteral("bytes")).toLongLong(), qint64(m_body.size()));
-        QCOMPARE(result.value(QStringLiteral("downloaded")).toBool(), true);
-        QCOMPARE(result.value(QStringLiteral("resumedFrom")).toLongLong(), 0);
+        const CachedWeights result = spies.result();
+        QCOMPARE(result.path, f->target);
+        QCOMPARE(QString::fromStdString(result.weights.fileName), QString::fromStdString(f->weights.fileName));
+        QCOMPARE(result.sha256, sha256Of(m_body));
+        QCOMPARE(result.bytes, qint64(m_body.size()));
+        QCOMPARE(result.downloaded, true);
+        QCOMPARE(result.resumedFrom, qint64(0));
         QCOMPARE(readAll(f->target), m_body);
         QVERIFY(!QFileInfo::exists(f->part));
         QCOMPARE(f->server.requests, 1);
@@ -281,8 +284,8 @@ private Q_SLOTS:
         QCOMPARE(second->failure(), QString());
         QCOMPARE(f->server.requests, 2);
         QCOMPARE(f->server.ranges.value(1), QByteArray("bytes=") + QByteArray::number(half) + "-");
-        QCOMPARE(second->result().value(QStringLiteral("resumedFrom")).toLongLong(), half);
-        QCOMPARE(second->result().value(QStringLiteral("sha256")).toString(), sha256Of(m_body));
+        QCOMPARE(second->result().resumedFrom, half);
+        QCOMPARE(second->result().sha256, sha256Of(m_body));
         QCOMPARE(sha256Of(readAll(f->target)), sha256Of(m_body));
         QVERIFY(!QFileInfo::exists(f->part));
     }
@@ -300,7 +303,7 @@ private Q_SLOTS:
         QCOMPARE(spies->failure(), QString());
         QCOMPARE(f->server.requests, 1);
         QCOMPARE(f->server.ranges.value(0), QByteArray("bytes=5000-"));
-        QCOMPARE(spies->result().value(QStringLiteral("resumedFrom")).toLongLong(), 0);
+        QCOMPARE(spies->result().resumedFrom, qint64(0));
         QCOMPARE(readAll(f->target), m_body);
         QVERIFY(!QFileInfo::exists(f->part));
     }
@@ -399,8 +402,8 @@ private Q_SLOTS:
         auto spies = startDownload(manager, *f);
         QTRY_COMPARE_WITH_TIMEOUT(spies->ended.count(), 1, kTimeoutMs);
         QCOMPARE(spies->failure(), QString());
-        QCOMPARE(spies->result().value(QStringLiteral("downloaded")).toBool(), false);
-        QCOMPARE(spies->result().value(QStringLiteral("sha256")).toString(), sha256Of(m_body));
+        QCOMPARE(spies->result().downloaded, false);
+        QCOMPARE(spies->result().sha256, sha256Of(m_body));
         QCOMPARE(f->server.requests, 0);
     }
 
@@ -413,7 +416,7 @@ private Q_SLOTS:
         auto spies = startDownload(manager, *f);
         QTRY_COMPARE_WITH_TIMEOUT(spies->ended.count(), 1, kTimeoutMs);
         QCOMPARE(spies->failure(), QString());
-        QCOMPARE(spies->result().value(QStringLiteral("downloaded")).toBool(), true);
+        QCOMPARE(spies->result().downloaded, true);
         QCOMPARE(f->server.requests, 1);
         QCOMPARE(readAll(f->target), m_body);
     }
@@ -449,7 +452,7 @@ private Q_SLOTS:
         manager.start(job);
         QTRY_COMPARE_WITH_TIMEOUT(spies.ended.count(), 1, kTimeoutMs);
         QCOMPARE(spies.failure(), QString());
-        QCOMPARE(spies.result().value(QStringLiteral("path")).toString(),
+        QCOMPARE(spies.result().path,
                  cache2.filePath(QString::fromStdString(match.fileName)));
         QCOMPARE(readAll(cache2.filePath(QString::fromStdString(match.fileName))), m_body);
     }

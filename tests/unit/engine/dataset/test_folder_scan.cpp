@@ -319,7 +319,8 @@ TEST(ImageHeader, SniffsContentNotExtensions)
     for (std::size_t n : {0, 1, 3, 10, 20, 100, 400}) {
         // A PNG header is complete at 26 bytes; shorter cuts must all fail.
         EXPECT_THROW(engine::readImageHeader(png.data(), std::min(n, std::size_t(25))), engine::EngineError) << n;
-        if (n < 400)
+        if (n < 400) {
             EXPECT_THROW(engine::readImageHeader(jpeg.data(), n), engine::EngineError) << n;
+        }
     }
 }

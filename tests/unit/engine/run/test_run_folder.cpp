@@ -355,8 +355,9 @@ TEST(TensorBoardWriter, TensorBoardReadsOurFile)
     bytes[bytes.size() - 6] ^= 0x01;
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
     const std::string damaged = runCommand(command + " 2>/dev/null", &status);
-    if (status == 0)
+    if (status == 0) {
         EXPECT_EQ(nlohmann::json::parse(damaged).size(), 10u) << damaged;
+    }
 }
 
 TEST(RunFolder, TensorboardBesideMetrics)

@@ -1,0 +1,60 @@
+#include "workspace/run_listing.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <algorithm>
+
+namespace lathe::workspace {
+
+bool isRunFolder(const QString &dir)
+{
+    return QFileInfo::exists(QDir(dir).filePath(QStringLiteral("config.json")));
+}
+
+QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
+{
+    QVector<ListedRun> runs;
+    const QDir dir(runsDir);
+    for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        ListedRun run;
+        run.dir = QDir::cleanPath(dir.absoluteFilePath(name));
+        if (!isRunFolder(run.dir))
+            continue;
+        run.name = name;
+        try {
+            run.info = engine::readRunInfo(run.dir.toStdString());
+        } catch (const std::exception &e) {
+            run.problem = QString::fromUtf8(e.what());
+            run.info.dir = run.dir.toStdString();
+            run.info.state = "failed";
+            run.info.message = e.what();
+        }
+        if (detail == RunDetail::Checkpoints) {
+            try {
+                run.checkpoints = checkpointChoices(run.dir);
+            } catch (const std::exception &e) {
+                if (run.problem.isEmpty())
+                    run.problem = QString::fromUtf8(e.what());
+            }
+        }
+        runs.append(run);
+    }
+    return runs;
+}
+
+QStringList checkpointChoices(const QString &runDir)
+{
+    const std::vector<engine::CheckpointEntry> entries = engine::listCheckpoints(runDir.toStdString());
+    QStringList names;
+    if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.best; }))
+        names << QStringLiteral("best");
+    if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.last; }))
+        names << QStringLiteral("last");
+    for (auto it = entries.rbegin(); it != entries.rend(); ++it) // by step, newest first
+        if (it->name.rfind("step-", 0) == 0)
+            names << QString::fromStdString(it->name);
+    return names;
+}
+
+} // namespace lathe::workspace
