@@ -45,7 +45,8 @@ function(lathe_add_test name)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE Lathe::Common ${T_LIBS})
   # The project venv's python runs the tests' peers (tests/parity); the LibTorch this tree links.
-  target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}"
+  # LATHE_SOURCE_ROOT: the tests' peers and data (tests/parity, tests/data, docs) are found from it.
+  target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}" LATHE_SOURCE_ROOT="${PROJECT_SOURCE_DIR}"
     LATHE_EXPECT_LIBTORCH="${Torch_VERSION}" LATHE_EXPECT_LIBTORCH_CUDA="${LATHE_TORCH_CUDA_VERSION}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${LATHE_TEST_ENV};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)

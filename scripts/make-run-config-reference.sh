@@ -13,6 +13,7 @@ EXAMPLE="$(mktemp)"
 trap 'rm -f "$TMP" "$EXAMPLE"' EXIT
 awk '/^```json$/ {on=1; next} /^```$/ && on {exit} on' "$TMP" > "$EXAMPLE"
 "$CLI" config check "$EXAMPLE" > /dev/null
+chmod 644 "$TMP"
 mv "$TMP" "$OUT"
 trap - EXIT
 rm -f "$EXAMPLE"

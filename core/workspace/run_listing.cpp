@@ -1,16 +1,12 @@
 #include "workspace/run_listing.h"
 
+#include "engine/run/run_layout.h"
+
 #include <QDir>
-#include <QFileInfo>
 
 #include <algorithm>
 
 namespace lathe::workspace {
-
-bool isRunFolder(const QString &dir)
-{
-    return QFileInfo::exists(QDir(dir).filePath(QStringLiteral("config.json")));
-}
 
 QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
 {
@@ -19,7 +15,7 @@ QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
     for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         ListedRun run;
         run.dir = QDir::cleanPath(dir.absoluteFilePath(name));
-        if (!isRunFolder(run.dir))
+        if (!engine::isRunFolder(run.dir.toStdString()))
             continue;
         run.name = name;
         try {
@@ -48,11 +44,11 @@ QStringList checkpointChoices(const QString &runDir)
     const std::vector<engine::CheckpointEntry> entries = engine::listCheckpoints(runDir.toStdString());
     QStringList names;
     if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.best; }))
-        names << QStringLiteral("best");
+        names << QString::fromLatin1(engine::run_layout::kBestAlias);
     if (std::any_of(entries.begin(), entries.end(), [](const engine::CheckpointEntry &e) { return e.last; }))
-        names << QStringLiteral("last");
+        names << QString::fromLatin1(engine::run_layout::kLastAlias);
     for (auto it = entries.rbegin(); it != entries.rend(); ++it) // by step, newest first
-        if (it->name.rfind("step-", 0) == 0)
+        if (engine::run_layout::stepOfStem(it->name) >= 0)
             names << QString::fromStdString(it->name);
     return names;
 }

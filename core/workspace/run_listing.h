@@ -23,14 +23,12 @@ struct ListedRun
     QString problem; // empty when the run could be read
 };
 
+// What listRuns reads of each run: its RunInfo, and with Checkpoints its checkpoints too.
 enum class RunDetail { Info, Checkpoints };
 
-// What makes a folder a run: it holds a config.json.
-bool isRunFolder(const QString &dir);
-
-// The runs of runsDir (its sub-folders that are runs), by folder name; none when runsDir does
-// not exist. Reads every run's files: call it off the GUI thread. A run that cannot be read
-// never makes the listing fail; it is listed with its problem.
+// The runs of runsDir (its sub-folders that engine::isRunFolder accepts), by folder name; none
+// when runsDir does not exist. Reads every run's files: call it off the GUI thread. A run that
+// cannot be read never makes the listing fail; it is listed with its problem.
 QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail = RunDetail::Info);
 
 // The checkpoints of runDir that exist, as a user picks them and resolveCheckpoint names them:

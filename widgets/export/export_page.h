@@ -19,6 +19,7 @@ class QStandardItemModel;
 class QTableView;
 
 namespace lathe::workspace {
+class Job;
 class JobManager;
 class Project;
 } // namespace lathe::workspace

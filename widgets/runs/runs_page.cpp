@@ -5,6 +5,7 @@
 #include "workspace/run_listing.h"
 #include "runs/run_filter_model.h"
 #include "engine/run/run_folder.h"
+#include "engine/run/run_layout.h"
 #include "runs/run_overlay_plot.h"
 #include "runs/run_table_model.h"
 
@@ -226,7 +227,7 @@ RunsPage::RunsPage(QWidget *parent)
         const QStringList runs = selectedRuns();
         if (runs.size() != 1)
             return;
-        QFile file(QDir(runs.first()).filePath(QStringLiteral("config.json")));
+        QFile file(QString::fromStdString(engine::run_layout::configPath(runs.first().toStdString())));
         if (file.open(QIODevice::ReadOnly)) {
             const nlohmann::json config = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
             if (config.is_object())
@@ -495,7 +496,7 @@ void RunsPage::selectionChanged()
                     if (event.value("type", std::string()) == "epoch")
                         epochs.append(toQt(event));
                 data.curves.append({QFileInfo(dir).fileName(), epochs});
-                QFile file(QDir(dir).filePath(QStringLiteral("config.json")));
+                QFile file(QString::fromStdString(engine::run_layout::configPath(dir.toStdString())));
                 data.configs.append(file.open(QIODevice::ReadOnly)
                                         ? nlohmann::json::parse(file.readAll().toStdString(), nullptr, false)
                                         : nlohmann::json());

@@ -173,6 +173,25 @@ void writeFileAtomically(const std::string &path, const std::vector<std::string_
     syncFolder(folderOf(path));
 }
 
+void commitTemporaryFile(const std::string &temporary, const std::string &path)
+{
+    try {
+        // fsync through a read-only descriptor flushes the file's data as well.
+        FileDescriptor fd(::open(temporary.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!fd.valid())
+            throw EngineError(path + ": cannot open " + temporary + " (" + errnoText() + ")");
+        if (::fsync(fd.get()) != 0)
+            throw EngineError(path + ": cannot fsync " + temporary + " (" + errnoText() + ")");
+        fd.reset();
+        if (std::rename(temporary.c_str(), path.c_str()) != 0)
+            throw EngineError(path + ": cannot rename " + temporary + " to it (" + errnoText() + ")");
+    } catch (...) {
+        ::unlink(temporary.c_str());
+        throw;
+    }
+    syncFolder(folderOf(path));
+}
+
 void replaceWithLink(const std::string &source, const std::string &target)
 {
     const std::string temp = temporaryPathFor(target);

@@ -67,6 +67,11 @@ void writeFileAtomically(const std::string &path, std::string_view bytes);
 // without copying them into one string).
 void writeFileAtomically(const std::string &path, const std::vector<std::string_view> &pieces);
 
+// For a file another library writes itself (a TorchScript archive): write it to
+// temporaryPathFor(path), then this fsyncs it, renames it over path and fsyncs the folder, as
+// writeFileAtomically does. The temporary is removed on failure. Throws EngineError naming path.
+void commitTemporaryFile(const std::string &temporary, const std::string &path);
+
 // Makes target name source's data, replacing target atomically: a hard link under a temporary
 // name (an fsynced copy where the file system has no hard links), renamed over target. Source
 // must then never be modified in place. Throws EngineError naming the file and the reason.

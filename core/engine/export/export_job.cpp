@@ -622,9 +622,15 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
                 }
             } else if (format == "torchscript") {
                 path = (fs::path(options.outDir) / "model.pt").string();
-                const std::string tmp = path + ".tmp";
-                writeTorchScriptFromOnnx(fp32, tmp);
-                fs::rename(tmp, path);
+                const std::string tmp = temporaryPathFor(path);
+                try {
+                    writeTorchScriptFromOnnx(fp32, tmp);
+                } catch (...) {
+                    std::error_code ec;
+                    fs::remove(tmp, ec); // a half-written archive is not left behind
+                    throw;
+                }
+                commitTemporaryFile(tmp, path);
                 a["bytes"] = fs::file_size(path);
                 torch::jit::Module loaded = torch::jit::load(path);
                 loaded.eval();

@@ -339,7 +339,8 @@ std::string writeCheckpoint(const std::string &runDir, std::int64_t step, const 
 
     // last: files first, then its sidecar. A kill in between leaves last.json naming the older
     // sizes, which loading rejects, and step-<n> itself stays complete.
-    writeJsonAtomically((folder / run_layout::kLastSidecar).string(), writeAlias(folder, run_layout::kLastAlias, sidecar, true));
+    writeJsonAtomically((folder / run_layout::kLastSidecar).string(),
+                        writeAlias(folder, run_layout::kLastAlias, sidecar, true));
 
     if (!policy.bestMetric.empty()) {
         const std::optional<double> value = finiteNumber(sidecar["metrics"], policy.bestMetric);
@@ -503,7 +504,8 @@ CheckpointRef resolveCheckpoint(const std::string &runDir, const std::string &wh
     if (which == "latest")
         return newest(true);
     // "step-<n>", or just "<n>".
-    const std::int64_t step = run_layout::stepOfStem(which.rfind(run_layout::kStepPrefix, 0) == 0 ? which : run_layout::kStepPrefix + which);
+    const bool prefixed = which.rfind(run_layout::kStepPrefix, 0) == 0;
+    const std::int64_t step = run_layout::stepOfStem(prefixed ? which : run_layout::kStepPrefix + which);
     if (step >= 0)
         return fromSidecar((folder / (stepStem(step) + run_layout::kSidecarSuffix)).string());
 

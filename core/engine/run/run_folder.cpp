@@ -282,7 +282,8 @@ RunFolder RunFolder::open(const std::string &dir)
     impl->openFiles();
     RunFolder run(std::move(impl));
     if (cut > 0)
-        run.log(std::string(run_layout::kMetricsFile) + ": removed a truncated last line (" + std::to_string(cut) + " bytes) left by an interrupted run");
+        run.log(std::string(run_layout::kMetricsFile) + ": removed a truncated last line (" + std::to_string(cut)
+                + " bytes) left by an interrupted run");
     return run;
 }
 
@@ -697,7 +698,8 @@ void markBestCheckpoint(const std::string &runDir, const std::string &name)
     const std::string bestModel = std::string(run_layout::kBestAlias) + run_layout::kModelSuffix;
     replaceWithLink(source.model, (folder / bestModel).string());
     std::error_code ec;
-    fs::remove(folder / (std::string(run_layout::kBestAlias) + run_layout::kStateSuffix), ec); // best.* never carries training state
+    // best.* never carries training state.
+    fs::remove(folder / (std::string(run_layout::kBestAlias) + run_layout::kStateSuffix), ec);
     if (!best.contains("source") || !best["source"].is_string()) // last.json already names its step file
         best["source"] = fs::path(source.model).filename().string();
     best["files"]["model"]["name"] = bestModel;
@@ -708,7 +710,8 @@ void markBestCheckpoint(const std::string &runDir, const std::string &name)
     else
         best.erase("best_value");
     best["chosen_by_user"] = true;
-    writeFileAtomically((folder / run_layout::kBestSidecar).string(), best.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    writeFileAtomically((folder / run_layout::kBestSidecar).string(),
+                        best.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 void deleteCheckpoint(const std::string &runDir, const std::string &name)

@@ -66,7 +66,8 @@ std::int64_t stepOfStem(const std::string &stem)
     // At most 18 digits: every such number fits in an int64.
     if (stem.size() <= prefix.size() || stem.size() > prefix.size() + 18 || stem.compare(0, prefix.size(), prefix) != 0)
         return -1;
-    if (!std::all_of(stem.begin() + std::ptrdiff_t(prefix.size()), stem.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (!std::all_of(stem.begin() + std::ptrdiff_t(prefix.size()), stem.end(), digit))
         return -1;
     return std::stoll(stem.substr(prefix.size()));
 }

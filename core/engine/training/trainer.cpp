@@ -960,8 +960,10 @@ void RankTrainer::run()
                       {event_key::kLoss, meanLoss},
                       {event_key::kLr, lr},
                       {event_key::kTotalSteps, m_stepsPerEpoch * c.optimizer.epochs},
-                      {event_key::kImagesPerSecond, interval > 0 ? double(intervalImages) * m_s.worldSize / interval : 0.0},
-                      {event_key::kInputWaitFraction, interval > 0 ? std::clamp((wait - intervalWait) / interval, 0.0, 1.0) : 0.0}});
+                      {event_key::kImagesPerSecond,
+                       interval > 0 ? double(intervalImages) * m_s.worldSize / interval : 0.0},
+                      {event_key::kInputWaitFraction,
+                       interval > 0 ? std::clamp((wait - intervalWait) / interval, 0.0, 1.0) : 0.0}});
                 m_s.folder->tensorboard().addScalar("train/loss", meanLoss, m_step);
                 m_s.folder->tensorboard().addScalar("train/lr", lr, m_step);
                 lastEventTime = now;

@@ -40,26 +40,13 @@ inline std::string runCommand(const std::string &command, int *status)
     return out;
 }
 
-// tests/parity/<name>. __FILE__ is relative to the build folder under Ninja, so it is resolved
-// from the folders above this executable (or LATHE_SOURCE_DIR when set).
+// tests/parity/<name> of the source tree this test was built from (LATHE_SOURCE_DIR when set).
 inline std::filesystem::path parityScript(const std::string &name)
 {
-    namespace fs = std::filesystem;
-    const fs::path relative = fs::path("tests") / "parity" / name;
+    const std::filesystem::path relative = std::filesystem::path("tests") / "parity" / name;
     if (const char *source = std::getenv("LATHE_SOURCE_DIR"))
-        return fs::path(source) / relative;
-    const fs::path self = fs::path(__FILE__);
-    std::error_code ec;
-    std::vector<fs::path> roots{fs::current_path(ec)};
-    for (fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-        roots.push_back(dir);
-    for (const fs::path &root : roots) {
-        const fs::path file = self.is_absolute() ? self : root / self;
-        if (fs::exists(file, ec))
-            return file.parent_path() / ".." / ".." / "parity" / name;
-    }
-    return relative;
+        return std::filesystem::path(source) / relative;
+    return std::filesystem::path(LATHE_SOURCE_ROOT) / relative;
 }
 
 struct PeerRun

@@ -2,12 +2,16 @@
 #include "workspace/project_connection.h"
 #include "workspace/convert_job.h"
 #include "workspace/demo_project_job.h"
+#include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "workspace/job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/train_job.h"
 #include "workspace/workspace_error.h"
 
+#include <QFileInfo>
+#include <QJsonObject>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -318,6 +322,73 @@ private Q_SLOTS:
         QCOMPARE(spies.failed.count(), 1);
         QVERIFY2(job->errorMessage().contains(QStringLiteral("dataset-fashion-mnist")), qPrintable(job->errorMessage()));
         QVERIFY(!Project::isProjectFolder(DemoProjectJob::projectFolder(params.root)));
+    }
+
+    // Stop ends a training job with cancelled(), as cancel ends every other job, after the
+    // trainer wrote a checkpoint; resuming the run finishes it with the trainer's summary.
+    void trainJobStopsWithCancelledAndResumes()
+    {
+        QTemporaryDir tmp;
+        engine::DemoDataOptions demo;
+        demo.outDir = tmp.filePath(QStringLiteral("images")).toStdString();
+        demo.perClass = 2;
+        demo.valPerClass = 0;
+        demo.testPerClass = 0;
+        engine::writeDemoData(demo);
+        engine::ConvertOptions convert;
+        convert.scan.root = demo.outDir;
+        convert.scan.valFraction = 0;
+        convert.scan.testFraction = 0;
+        convert.outDir = tmp.filePath(QStringLiteral("shards")).toStdString();
+        engine::convertFolder(convert);
+
+        TrainJob::Params params;
+        params.runDir = tmp.filePath(QStringLiteral("run"));
+        params.config.data.shards = convert.outDir;
+        params.config.data.valSplit = "";
+        params.config.data.imageSize = 32;
+        params.config.data.augment = {};
+        params.config.data.workers = 1;
+        params.config.model.arch = "resnet18";
+        params.config.model.inChannels = 1;
+        params.config.optimizer.batchSize = 4; // 5 steps an epoch
+        params.config.optimizer.epochs = 2;
+        params.config.checkpoints.bestMetric = "train_loss"; // no validation split
+        params.config.featureCache.mode = "off";
+        params.config.seed = 7;
+
+        JobManager manager;
+        auto *job = new TrainJob(params);
+        // On the worker thread: Stop at the first optimizer step.
+        connect(job, &TrainJob::eventsAvailable, job, [job] {
+            for (const QJsonObject &event : job->takeEvents())
+                if (event.value(QStringLiteral("type")).toString() == QLatin1String("step"))
+                    job->requestCancel();
+        }, Qt::DirectConnection);
+        Spies spies(job);
+        manager.start(job);
+        QTRY_COMPARE_WITH_TIMEOUT(spies.ended.count(), 1, 120000);
+        QVERIFY2(spies.failed.isEmpty(), qPrintable(job->errorMessage()));
+        QCOMPARE(spies.cancelled.count(), 1);
+        QCOMPARE(spies.finished.count(), 0);
+        QCOMPARE(job->state(), Job::State::Cancelled);
+        QVERIFY(QFileInfo::exists(QDir(params.runDir).filePath(QStringLiteral("checkpoints/last.json"))));
+
+        TrainJob::Params resume;
+        resume.runDir = params.runDir;
+        resume.resume = true;
+        auto *again = new TrainJob(resume);
+        Spies againSpies(again);
+        manager.start(again);
+        QTRY_COMPARE_WITH_TIMEOUT(againSpies.ended.count(), 1, 120000);
+        QVERIFY2(againSpies.failed.isEmpty(), qPrintable(again->errorMessage()));
+        QCOMPARE(againSpies.finished.count(), 1);
+        const TrainResult result = again->result().value<TrainResult>();
+        QCOMPARE(result.runDir, params.runDir);
+        QCOMPARE(result.epochs, qint64(2));
+        QCOMPARE(result.steps, qint64(10));
+        QVERIFY(!result.stoppedEarly);
+        QVERIFY(QFileInfo::exists(result.lastCheckpoint));
     }
 };
 

@@ -13,8 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace lathe;
@@ -104,6 +108,31 @@ TEST(FileIo, AFailedWriteLeavesNoTemporaryAndNamesTheFile)
     EXPECT_NE(error2.find("No such file or directory"), std::string::npos) << error2;
 
     EXPECT_NE(errorOf([] { engine::writeFileAtomically("", std::string_view("x")); }), "");
+}
+
+TEST(FileIo, AWriteThatFailsMidwayKeepsTheOldFileAndNoTemporary)
+{
+    // A file size limit makes write() fail part way (EFBIG), as a full disk would; root is
+    // subject to it too. In a child process, so the limit stays there.
+    TempDir tmp;
+    const std::string path = tmp.file("predictions.jsonl");
+    engine::writeFileAtomically(path, std::string_view("old"));
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1024, 1024};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        const std::string error = errorOf([&] { engine::writeFileAtomically(path, std::string(4096, 'x')); });
+        const bool named = error.find(path + ": cannot write (File too large)") != std::string::npos;
+        ::_exit(named ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the error did not name the file and the reason";
+    EXPECT_EQ(readFile(path), "old");
+    EXPECT_EQ(namesIn(tmp.path()), std::vector<std::string>{"predictions.jsonl"});
 }
 
 TEST(FileIo, AFolderWithoutWritePermissionKeepsItsOldFile)
@@ -197,4 +226,28 @@ TEST(FileIo, ReplaceWithLinkSharesTheDataAndReplacesAtomically)
     EXPECT_NE(error.find("missing: cannot open"), std::string::npos) << error;
     EXPECT_EQ(readFile(target), "weights of step 4");
     EXPECT_EQ(namesIn(tmp.path()), (std::vector<std::string>{"best.safetensors", "step-4.safetensors"}));
+}
+
+TEST(FileIo, CommitTemporaryFileRenamesAFileWrittenElsewhere)
+{
+    TempDir tmp;
+    const std::string path = tmp.file("model.pt");
+    engine::writeFileAtomically(path, std::string_view("old archive"));
+    const std::string temp = engine::temporaryPathFor(path);
+    std::ofstream(temp, std::ios::binary) << "new archive"; // as a library's own writer would
+    engine::commitTemporaryFile(temp, path);
+    EXPECT_EQ(readFile(path), "new archive");
+    EXPECT_EQ(namesIn(tmp.path()), std::vector<std::string>{"model.pt"});
+
+    // The temporary is gone after a failure too (here: the library wrote nothing).
+    const std::string missing = engine::temporaryPathFor(path);
+    const std::string error = errorOf([&] { engine::commitTemporaryFile(missing, path); });
+    EXPECT_NE(error.find(path + ": cannot open"), std::string::npos) << error;
+    const std::string folder = tmp.file("folder");
+    fs::create_directories(folder);
+    const std::string temp2 = engine::temporaryPathFor(folder);
+    std::ofstream(temp2) << "x";
+    EXPECT_NE(errorOf([&] { engine::commitTemporaryFile(temp2, folder); }).find(folder + ": cannot rename"), std::string::npos);
+    EXPECT_EQ(readFile(path), "new archive");
+    EXPECT_EQ(namesIn(tmp.path()), (std::vector<std::string>{"folder", "model.pt"}));
 }

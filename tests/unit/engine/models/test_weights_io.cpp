@@ -57,17 +57,10 @@ torch::Tensor find(const NamedTensors &tensors, const std::string &name)
     return {};
 }
 
-// The source tree, from the build folder's CMakeCache.txt above this executable.
+// The source tree this test was built from.
 std::filesystem::path sourceDir()
 {
-    std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    for (; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-        std::ifstream cache(dir / "CMakeCache.txt");
-        for (std::string line; std::getline(cache, line);)
-            if (line.rfind("CMAKE_HOME_DIRECTORY:INTERNAL=", 0) == 0)
-                return line.substr(line.find('=') + 1);
-    }
-    return {};
+    return LATHE_SOURCE_ROOT;
 }
 
 // Runs a Python snippet with the venv's python (torch 2.11), arguments appended.

@@ -1,0 +1,140 @@
+// The run and checkpoint picker of the Evaluate and Export pages on run folders laid out by
+// hand: what it lists (runs by name, unreadable ones marked, each run's checkpoints), that a
+// listing and a change of run keep the choice, and select() for listed runs, runs that appear
+// later, checkpoint files and folders that are no run.
+#include "../unit/workspace/fake_runs.h"
+#include "common/run_checkpoint_picker.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using lathe::ui::RunCheckpointPicker;
+
+class TestRunCheckpointPicker : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_runs = QDir(m_tmp.filePath(QStringLiteral("runs")));
+        QVERIFY(fake_runs::writeRun(m_runs.filePath(QStringLiteral("a")), "resnet18"));
+        QVERIFY(fake_runs::writeCheckpoints(m_runs.filePath(QStringLiteral("a")), {2, 4, 6}, 4));
+        QVERIFY(fake_runs::writeRun(m_runs.filePath(QStringLiteral("b")), "convnext_tiny"));
+        QVERIFY(fake_runs::writeCheckpoints(m_runs.filePath(QStringLiteral("b")), {3}, 3));
+        QVERIFY(fake_runs::writeFile(m_runs.filePath(QStringLiteral("c/config.json")), "{not json"));
+    }
+
+    void listsRunsAndTheirCheckpoints()
+    {
+        RunCheckpointPicker picker(QStringLiteral("test"));
+        QCOMPARE(picker.runCombo()->objectName(), QStringLiteral("testRun"));
+        QCOMPARE(picker.checkpointCombo()->objectName(), QStringLiteral("testCheckpoint"));
+        QVERIFY(!listed(picker, m_runs.path()).isEmpty());
+        QCOMPARE(picker.runs(), (QStringList{run("a"), run("b"), run("c")}));
+        QCOMPARE(picker.runCombo()->itemText(0), QStringLiteral("a (resnet18, finished)"));
+        QCOMPARE(picker.runCombo()->itemText(2), QStringLiteral("c (unreadable)"));
+        QVERIFY(picker.runCombo()->itemData(2, Qt::ToolTipRole).toString().contains(QStringLiteral("config.json")));
+        QCOMPARE(picker.currentRun(), run("a"));
+        QCOMPARE(checkpoints(picker), (QStringList{QStringLiteral("best"), QStringLiteral("last"), QStringLiteral("step-6"),
+                                                    QStringLiteral("step-4"), QStringLiteral("step-2")}));
+        QCOMPARE(picker.checkpointCombo()->itemText(2), QStringLiteral("Step 6"));
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("best"));
+
+        // A run that cannot be read offers nothing to evaluate or export.
+        QSignalSpy changed(&picker, &RunCheckpointPicker::selectionChanged);
+        QVERIFY(picker.selectRun(run("c") + QStringLiteral("/")));
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(picker.currentCheckpoint().isEmpty());
+
+        picker.setRunsDir(QString());
+        QVERIFY(picker.runs().isEmpty());
+        QVERIFY(picker.currentRun().isEmpty());
+    }
+
+    void keepsTheChoice()
+    {
+        RunCheckpointPicker picker(QStringLiteral("test"));
+        listed(picker, m_runs.path());
+        QSignalSpy changed(&picker, &RunCheckpointPicker::selectionChanged);
+        picker.select(run("a"), QStringLiteral("last"));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("last"));
+        // Another run: the same checkpoint name when it has one.
+        picker.runCombo()->setCurrentIndex(1);
+        QCOMPARE(picker.currentRun(), run("b"));
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("last"));
+        picker.select(run("a"), QStringLiteral("step-4"));
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("step-4"));
+        picker.runCombo()->setCurrentIndex(1);
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("best")); // b has no step-4
+        // A listing keeps the run and the checkpoint.
+        picker.select(run("a"), QStringLiteral("step-2"));
+        QSignalSpy loaded(&picker, &RunCheckpointPicker::runsLoaded);
+        picker.refresh();
+        QVERIFY(loaded.wait());
+        QCOMPARE(picker.currentRun(), run("a"));
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("step-2"));
+    }
+
+    void selectsFilesNewRunsAndRefusesOthers()
+    {
+        RunCheckpointPicker picker(QStringLiteral("test"));
+        listed(picker, m_runs.path());
+
+        // A checkpoint file, e.g. from the Runs page: offered under its name.
+        const QString file = QDir(run("b")).filePath(QStringLiteral("checkpoints/step-3.safetensors"));
+        picker.select(run("b"), file);
+        QCOMPARE(picker.currentRun(), run("b"));
+        QCOMPARE(picker.currentCheckpoint(), file);
+        QCOMPARE(picker.currentCheckpointText(), QStringLiteral("step-3"));
+
+        // A run that ended after the listing: listed again, then chosen.
+        QVERIFY(fake_runs::writeRun(m_runs.filePath(QStringLiteral("d"))));
+        QVERIFY(fake_runs::writeCheckpoints(m_runs.filePath(QStringLiteral("d")), {1, 2}, 1));
+        QSignalSpy loaded(&picker, &RunCheckpointPicker::runsLoaded);
+        QSignalSpy problem(&picker, &RunCheckpointPicker::problem);
+        picker.select(m_runs.filePath(QStringLiteral("d/")), QStringLiteral("step-1"));
+        QVERIFY(loaded.wait());
+        QCOMPARE(picker.currentRun(), run("d"));
+        QCOMPARE(picker.currentCheckpoint(), QStringLiteral("step-1"));
+        QVERIFY(problem.isEmpty());
+
+        // A folder that is no run: said so, the choice stays.
+        picker.select(m_tmp.filePath(QStringLiteral("elsewhere")), QStringLiteral("best"));
+        QVERIFY(loaded.wait());
+        QCOMPARE(problem.count(), 1);
+        QVERIFY(problem.first().first().toString().contains(QStringLiteral("elsewhere")));
+        QCOMPARE(picker.currentRun(), run("d"));
+    }
+
+private:
+    QString run(const char *name) const { return QDir::cleanPath(m_runs.filePath(QString::fromLatin1(name))); }
+
+    static QStringList listed(RunCheckpointPicker &picker, const QString &runsDir)
+    {
+        QSignalSpy loaded(&picker, &RunCheckpointPicker::runsLoaded);
+        picker.setRunsDir(runsDir);
+        if (loaded.isEmpty() && !loaded.wait(20000))
+            return {};
+        return picker.runs();
+    }
+
+    static QStringList checkpoints(const RunCheckpointPicker &picker)
+    {
+        QStringList names;
+        for (int i = 0; i < picker.checkpointCombo()->count(); ++i)
+            names << picker.checkpointCombo()->itemData(i).toString();
+        return names;
+    }
+
+    QTemporaryDir m_tmp;
+    QDir m_runs;
+};
+
+QTEST_MAIN(TestRunCheckpointPicker)
+#include "test_run_checkpoint_picker.moc"
