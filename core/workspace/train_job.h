@@ -34,8 +34,8 @@ struct TrainResult
 // thread. The trainer's events (step, epoch, checkpoint, log, ...) are queued and announced
 // with eventsAvailable() at most about 30 times a second, however fast the trainer steps;
 // receivers take them with takeEvents(). Pause and resume act between optimizer steps; cancel
-// (Stop) makes the trainer write a checkpoint and end, so a stopped run can be resumed.
-// Result: the trainer's summary as a QVariantMap.
+// (Stop) makes the trainer write a checkpoint and end, so a stopped run can be resumed; the job
+// then ends with cancelled(), like every other job. Result: TrainResult.
 class TrainJob : public Job
 {
     Q_OBJECT

@@ -191,7 +191,7 @@ private Q_SLOTS:
         // The table lists exactly the manifest's shards.
         ShardTableModel *model = m_page->shardModel();
         QCOMPARE(model->rowCount(), shards.size());
-        QCOMPARE(summary.value(QStringLiteral("shards")).toInt(), shards.size());
+        QCOMPARE(summary.shards, qint64(shards.size()));
         qint64 records = 0;
         qint64 bytes = 0;
         QMap<QString, int> shardsPerSplit;
@@ -213,7 +213,7 @@ private Q_SLOTS:
             ++shardsPerSplit[shown.split];
         }
         QCOMPARE(records, qint64(m_usable));
-        QCOMPARE(summary.value(QStringLiteral("bytes")).toLongLong(), bytes);
+        QCOMPARE(summary.bytes, bytes);
         QCOMPARE(shardsPerSplit.value(QStringLiteral("train")), 5); // 30 records, 7 a shard
         QCOMPARE(shardsPerSplit.value(QStringLiteral("test")), 2);  // 10 records
 

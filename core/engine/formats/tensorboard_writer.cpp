@@ -1,5 +1,6 @@
 #include "engine/formats/tensorboard_writer.h"
 
+#include "engine/base/clock.h"
 #include "engine/base/crc32c.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
@@ -15,12 +16,6 @@
 
 namespace lathe::engine {
 namespace {
-
-double nowSeconds()
-{
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 std::string hostName()
 {
@@ -75,7 +70,7 @@ struct TensorBoardWriter::Impl
 TensorBoardWriter::TensorBoardWriter(const std::string &runDir)
     : m_impl(std::make_unique<Impl>())
 {
-    const double now = nowSeconds();
+    const double now = unixSeconds();
     const std::string base = (std::filesystem::path(runDir)
                               / (kTensorBoardFilePrefix + std::to_string(static_cast<long long>(now)) + "." + hostName()))
                                  .string();
@@ -115,7 +110,7 @@ void TensorBoardWriter::addScalar(const std::string &tag, double value, std::int
     if (tag.empty())
         throw EngineError(m_impl->path + ": a scalar needs a tag");
     tensorflow::Event event;
-    event.set_wall_time(wallTime > 0 ? wallTime : nowSeconds());
+    event.set_wall_time(wallTime > 0 ? wallTime : unixSeconds());
     event.set_step(step);
     tensorflow::Summary::Value *v = event.mutable_summary()->add_value();
     v->set_tag(tag);

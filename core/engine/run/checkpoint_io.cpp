@@ -1,5 +1,6 @@
 #include "engine/run/checkpoint_io.h"
 
+#include "engine/base/clock.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
 #include "engine/base/sha256.h"
@@ -19,12 +20,6 @@ namespace lathe::engine {
 namespace {
 
 constexpr std::uintmax_t kMaxSidecarBytes = std::uintmax_t(64) << 20;
-
-double nowSeconds()
-{
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 using run_layout::stepStem;
 
@@ -334,7 +329,7 @@ std::string writeCheckpoint(const std::string &runDir, std::int64_t step, const 
     sidecar["files"]["model"] = fileEntry(modelPath);
     if (!state.empty())
         sidecar["files"]["state"] = fileEntry(statePath);
-    sidecar["wall_time"] = nowSeconds();
+    sidecar["wall_time"] = unixSeconds();
     writeJsonAtomically(sidecarPath.string(), sidecar);
 
     // last: files first, then its sidecar. A kill in between leaves last.json naming the older

@@ -1,5 +1,6 @@
 #include "engine/run/run_folder.h"
 
+#include "engine/base/clock.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
 #include "engine/run/run_events.h"
@@ -25,12 +26,6 @@ namespace lathe::engine {
 namespace {
 
 constexpr std::size_t kMaxMetricsLine = std::size_t(1) << 20;
-
-double nowSeconds()
-{
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 // A small JSON file that must hold an object; errors name the file.
 nlohmann::json readJsonObject(const std::string &path, std::uintmax_t limit);
@@ -313,7 +308,7 @@ void RunFolder::appendMetrics(const nlohmann::json &event)
                           + (type == event.end() ? std::string("none") : type->dump()) + ")");
     nlohmann::json copy = event;
     if (!copy.contains(event_key::kTime))
-        copy[event_key::kTime] = nowSeconds();
+        copy[event_key::kTime] = unixSeconds();
     // dump() escapes control characters, so the event stays one line; invalid UTF-8 is replaced
     // rather than failing a run over a file name in a message.
     std::string line = copy.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -12,6 +13,14 @@
 #include <vector>
 
 namespace lathe::test {
+
+// The source tree this test was built from (LATHE_SOURCE_DIR when set): tests/parity, docs, ...
+inline std::string sourceRoot()
+{
+    if (const char *dir = std::getenv("LATHE_SOURCE_DIR"))
+        return dir;
+    return LATHE_SOURCE_ROOT;
+}
 
 // A fresh folder under the system temp dir, removed when the test ends.
 class TempDir

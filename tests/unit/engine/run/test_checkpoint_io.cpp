@@ -18,6 +18,7 @@
 #include <functional>
 
 using namespace lathe;
+using lathe::test::sourceRoot;
 using engine::CheckpointPolicy;
 using engine::NamedTensors;
 using lathe::test::errorOf;
@@ -97,13 +98,6 @@ void expectSameTensors(const NamedTensors &a, const NamedTensors &b)
 std::int64_t modelStep(const NamedTensors &model)
 {
     return find(model, "bn.num_batches_tracked").item<std::int64_t>();
-}
-
-std::string sourceRoot()
-{
-    if (const char *dir = std::getenv("LATHE_SOURCE_DIR"))
-        return dir;
-    return LATHE_SOURCE_ROOT;
 }
 
 } // namespace

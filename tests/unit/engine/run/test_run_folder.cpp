@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 using namespace lathe;
+using lathe::test::sourceRoot;
 using engine::RunFolder;
 using lathe::test::errorOf;
 using lathe::test::runCommand;
@@ -71,13 +72,6 @@ nlohmann::json sampleConfig()
             {"model", {{"arch", "resnet18"}}},
             {"optimizer", {{"epochs", 12}}},
             {"checkpoints", {{"best_metric", "val_loss"}}}};
-}
-
-std::string sourceRoot()
-{
-    if (const char *dir = std::getenv("LATHE_SOURCE_DIR"))
-        return dir;
-    return LATHE_SOURCE_ROOT;
 }
 
 } // namespace

@@ -14,19 +14,13 @@
 #include <string>
 
 using namespace lathe;
+using lathe::test::sourceRoot;
 namespace layout = lathe::engine::run_layout;
 using lathe::test::errorOf;
 using lathe::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string sourceRoot()
-{
-    if (const char *dir = std::getenv("LATHE_SOURCE_DIR"))
-        return dir;
-    return LATHE_SOURCE_ROOT;
-}
 
 // The event types docs/formats.md documents: the first column of the table that follows the
 // paragraph on metrics.jsonl ("| `step` | ... |").
