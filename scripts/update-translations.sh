@@ -27,7 +27,7 @@ fi
 # ("%n image(s)" -> "1 image", "2 images"); scripts/fill-english-plurals.py writes those it can,
 # lupdate then rewrites the file in its own layout. Every other language gets every string.
 english_plurals() {
-  "$LUPDATE" "$@" -locations none -no-obsolete -pluralonly -source-language en -target-language en \
+  "$LUPDATE" "$@" -I core -I widgets -locations none -no-obsolete -pluralonly -source-language en -target-language en \
     app core/workspace widgets -ts translations/lathe_en.ts
 }
 for ts in translations/*.ts; do
@@ -36,6 +36,6 @@ for ts in translations/*.ts; do
     /usr/bin/python3 "$ROOT/scripts/fill-english-plurals.py" "$ts"
     english_plurals -silent
   else
-    "$LUPDATE" -locations none -no-obsolete app core/workspace widgets -ts "$ts"
+    "$LUPDATE" -I core -I widgets -locations none -no-obsolete app core/workspace widgets -ts "$ts"
   fi
 done

@@ -1214,10 +1214,6 @@ Predicted: %2
         <translation>评估</translation>
     </message>
     <message>
-        <source>Refresh Runs</source>
-        <translation>刷新运行列表</translation>
-    </message>
-    <message>
         <source>Save Metrics CSV…</source>
         <translation>保存指标 CSV…</translation>
     </message>
@@ -1250,18 +1246,6 @@ Predicted: %2
         <translation>保存结果 CSV…</translation>
     </message>
     <message>
-        <source>Best</source>
-        <translation>最佳</translation>
-    </message>
-    <message>
-        <source>Last</source>
-        <translation>最新</translation>
-    </message>
-    <message>
-        <source>Best: the checkpoint with the best validation metric (the last one when the run has none). Last: the newest checkpoint.</source>
-        <translation>最佳：验证指标最好的检查点（运行没有验证指标时为最新检查点）。最新：最新的检查点。</translation>
-    </message>
-    <message>
         <source>Average the predictions of five crops and their mirror images (ten views per image): slower, often slightly more accurate.</source>
         <translation>对五个裁剪区域及其镜像（每张图像十个视图）的预测取平均：速度较慢，但通常略为准确。</translation>
     </message>
@@ -1276,14 +1260,6 @@ Predicted: %2
     <message>
         <source>Every metric of the evaluation: the per-class table, confusion matrix, calibration and precision-recall curves.</source>
         <translation>评估的全部指标：逐类别表格、混淆矩阵、校准曲线和精确率-召回率曲线。</translation>
-    </message>
-    <message>
-        <source>Run:</source>
-        <translation>运行：</translation>
-    </message>
-    <message>
-        <source>Checkpoint:</source>
-        <translation>检查点：</translation>
     </message>
     <message>
         <source>Split:</source>
@@ -1358,16 +1334,8 @@ Predicted: %2
         <translation>请打开一个项目以评估其运行。</translation>
     </message>
     <message>
-        <source>%1 (%2, %3)</source>
-        <translation>%1（%2，%3）</translation>
-    </message>
-    <message>
         <source>No runs yet: train one on the Train page, then evaluate it here.</source>
         <translation>尚无运行：请先在训练页训练一个，然后在此评估。</translation>
-    </message>
-    <message>
-        <source>Cannot list the runs: %1</source>
-        <translation>无法列出运行：%1</translation>
     </message>
     <message>
         <source>This run has no stored evaluation for this checkpoint and split: press Evaluate.</source>
@@ -1546,20 +1514,16 @@ True: %2, predicted: %3 (loss %4)</source>
         <translation>保存结果 CSV</translation>
     </message>
     <message>
-        <source>%1 is not a run of this project.</source>
-        <translation>%1 不是此项目的运行。</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;&lt;b&gt;Confusion matrix&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Rows are the true classes, columns the predicted ones; each cell counts the images of that pair, shaded by the share of its row. The diagonal holds the correct predictions. Click a cell to list exactly its images in the gallery; open one to see its Grad-CAM heat map, relabel it or exclude it.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;混淆矩阵&lt;/b&gt;&lt;/p&gt;&lt;p&gt;行是真实类别，列是预测类别；每个单元格统计该组合的图像数，颜色深浅表示其占该行的比例。对角线是预测正确的图像。点击单元格，图库中即列出恰好属于该单元格的图像；打开其中一张可查看其 Grad-CAM 热力图，也可重新标注或排除它。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>This run has no checkpoint yet: it can be evaluated once it has written one.</source>
+        <translation>此运行尚无检查点：写入检查点后即可评估。</translation>
     </message>
 </context>
 <context>
     <name>lathe::ui::ExportPage</name>
-    <message>
-        <source>Refresh Runs</source>
-        <translation>刷新运行列表</translation>
-    </message>
     <message>
         <source>Preprocessing in the graph</source>
         <translation>在计算图中预处理</translation>
@@ -1587,18 +1551,6 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Copy Path</source>
         <translation>复制路径</translation>
-    </message>
-    <message>
-        <source>Best: the checkpoint with the best validation metric. Last: the newest checkpoint. Steps: the step checkpoints the run kept.</source>
-        <translation>最佳：验证指标最好的检查点。最新：最新的检查点。第 N 步：运行按步数保存并保留的检查点。</translation>
-    </message>
-    <message>
-        <source>Run:</source>
-        <translation>运行：</translation>
-    </message>
-    <message>
-        <source>Checkpoint:</source>
-        <translation>检查点：</translation>
     </message>
     <message>
         <source>Formats</source>
@@ -1761,18 +1713,6 @@ True: %2, predicted: %3 (loss %4)</source>
         <translation>请打开一个项目以导出其运行。</translation>
     </message>
     <message>
-        <source>%1 (%2, %3)</source>
-        <translation>%1（%2，%3）</translation>
-    </message>
-    <message>
-        <source>%1 (unreadable)</source>
-        <translation>%1（无法读取）</translation>
-    </message>
-    <message>
-        <source>Cannot list the runs: %1</source>
-        <translation>无法列出运行：%1</translation>
-    </message>
-    <message>
         <source>passed</source>
         <translation>已通过</translation>
     </message>
@@ -1783,22 +1723,6 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Cannot read the previous exports: %1</source>
         <translation>无法读取之前的导出：%1</translation>
-    </message>
-    <message>
-        <source>%1 is not a run of this project.</source>
-        <translation>%1 不是此项目的运行。</translation>
-    </message>
-    <message>
-        <source>Best</source>
-        <translation>最佳</translation>
-    </message>
-    <message>
-        <source>Last</source>
-        <translation>最新</translation>
-    </message>
-    <message>
-        <source>Step %1</source>
-        <translation>第 %1 步</translation>
     </message>
     <message>
         <source>No runs yet: train one on the Train page, then export it here.</source>
@@ -2742,6 +2666,53 @@ Loss: %5</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::RunCheckpointPicker</name>
+    <message>
+        <source>%1 (unreadable)</source>
+        <translation>%1（无法读取）</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3)</source>
+        <translation>%1（%2，%3）</translation>
+    </message>
+    <message>
+        <source>Best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>Refresh Runs</source>
+        <translation>刷新运行列表</translation>
+    </message>
+    <message>
+        <source>Best: the checkpoint with the best validation metric. Last: the newest checkpoint. Steps: the step checkpoints the run kept.</source>
+        <translation>最佳：验证指标最好的检查点。最新：最新的检查点。第 N 步：运行按步数保存并保留的检查点。</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>运行：</translation>
+    </message>
+    <message>
+        <source>Checkpoint:</source>
+        <translation>检查点：</translation>
+    </message>
+    <message>
+        <source>%1 is not a run of this project.</source>
+        <translation>%1 不是此项目的运行。</translation>
+    </message>
+    <message>
+        <source>Cannot list the runs: %1</source>
+        <translation>无法列出运行：%1</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::RunConfigForm</name>
     <message>
         <source>comma-separated</source>
@@ -3328,6 +3299,10 @@ annotations.json：%2</translation>
         <source>incomplete</source>
         <translation>不完整</translation>
     </message>
+    <message>
+        <source>Cannot list the runs: %1</source>
+        <translation>无法列出运行：%1</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ShardCountsModel</name>
@@ -3338,13 +3313,6 @@ annotations.json：%2</translation>
     <message>
         <source>Class</source>
         <translation>类别</translation>
-    </message>
-</context>
-<context>
-    <name>lathe::workspace::ShardManifest</name>
-    <message>
-        <source>%1: not a dataset.json; choose the dataset.json in a converted dataset&apos;s folder</source>
-        <translation>%1：不是 dataset.json；请选择已转换数据集文件夹中的 dataset.json</translation>
     </message>
 </context>
 <context>
@@ -3378,21 +3346,6 @@ Index: %2</source>
     <message>
         <source>SHA-256</source>
         <translation>SHA-256</translation>
-    </message>
-</context>
-<context>
-    <name>lathe::workspace::SplitNames</name>
-    <message>
-        <source>Training</source>
-        <translation>训练</translation>
-    </message>
-    <message>
-        <source>Validation</source>
-        <translation>验证</translation>
-    </message>
-    <message>
-        <source>Test</source>
-        <translation>测试</translation>
     </message>
 </context>
 <context>
@@ -3905,17 +3858,6 @@ Index: %2</source>
     </message>
 </context>
 <context>
-    <name>lathe::workspace::CatalogConnection</name>
-    <message>
-        <source>%1: cannot open the database (%2)</source>
-        <translation>%1：无法打开数据库（%2）</translation>
-    </message>
-    <message>
-        <source>%1: cannot enable foreign keys (%2)</source>
-        <translation>%1：无法启用外键约束（%2）</translation>
-    </message>
-</context>
-<context>
     <name>lathe::workspace::ConvertJob</name>
     <message>
         <source>Convert to shards</source>
@@ -3972,14 +3914,6 @@ Index: %2</source>
 <context>
     <name>lathe::workspace::EvaluateJob</name>
     <message>
-        <source>%1: cannot open the database (%2)</source>
-        <translation>%1：无法打开数据库（%2）</translation>
-    </message>
-    <message>
-        <source>%1: database error (%2)</source>
-        <translation>%1：数据库错误（%2）</translation>
-    </message>
-    <message>
         <source>Evaluate %1</source>
         <translation>评估 %1</translation>
     </message>
@@ -3995,6 +3929,9 @@ Index: %2</source>
         <source>Storing the predictions</source>
         <translation>正在保存预测结果</translation>
     </message>
+</context>
+<context>
+    <name>lathe::workspace::EvaluationStore</name>
     <message>
         <source>%1: cannot start a transaction (%2)</source>
         <translation>%1：无法开始事务（%2）</translation>
@@ -4046,6 +3983,9 @@ Index: %2</source>
         <source>Recording the export</source>
         <translation>正在记录导出</translation>
     </message>
+</context>
+<context>
+    <name>lathe::workspace::ExportStore</name>
     <message>
         <source>%1: there is no recorded export %2</source>
         <translation>%1：没有已记录的导出 %2</translation>
@@ -4175,6 +4115,28 @@ Index: %2</source>
     <message>
         <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
         <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::ShardManifest</name>
+    <message>
+        <source>%1: not a dataset.json; choose the dataset.json in a converted dataset&apos;s folder</source>
+        <translation>%1：不是 dataset.json；请选择已转换数据集文件夹中的 dataset.json</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::SplitNames</name>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>测试</translation>
     </message>
 </context>
 <context>

@@ -19,7 +19,7 @@ QString runKey(const QString &runDir)
 } // namespace
 
 qint64 EvaluationStore::store(const QString &databasePath, const QString &runDir, const QString &checkpoint,
-                          const QString &split, const engine::EvalResult &result)
+                              const QString &split, const engine::EvalResult &result)
 {
     ProjectConnection connection(databasePath);
     QSqlDatabase &db = connection.db();
@@ -125,7 +125,7 @@ StoredEvaluation EvaluationStore::load(const QString &databasePath, qint64 evalu
 }
 
 qint64 EvaluationStore::latest(const QString &databasePath, const QString &runDir, const QString &checkpoint,
-                           const QString &split, bool tta)
+                               const QString &split, bool tta)
 {
     ProjectConnection connection(databasePath);
     QSqlQuery query = connection.prepare(

@@ -175,10 +175,10 @@ void TestEvaluatePage::evaluatesAndStores()
         QCOMPARE(a.topClasses.size(), std::size_t(5));
     }
     QCOMPARE(workspace::EvaluationStore::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
-                                            QStringLiteral("test"), false),
+                                                QStringLiteral("test"), false),
              id);
     QCOMPARE(workspace::EvaluationStore::latest(m_project->databasePath(), m_run, QStringLiteral("best"),
-                                            QStringLiteral("test"), true),
+                                                QStringLiteral("test"), true),
              qint64(0));
 
     // The confusion matrix sums to the number of evaluated images.

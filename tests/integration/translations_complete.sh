@@ -11,7 +11,7 @@ for ts in "$SRC"/translations/*.ts; do
   copy="$TMP/$(basename "$ts")"
   only=() # lathe_en.ts: English is the source language, only its plural forms are translated
   [ "$(basename "$ts")" = lathe_en.ts ] && only=(-pluralonly -source-language en -target-language en)
-  "$LUPDATE" -silent -locations none -no-obsolete "${only[@]}" "$SRC/app" "$SRC/core/workspace" "$SRC/widgets" -ts "$copy"
+  "$LUPDATE" -silent -I "$SRC/core" -I "$SRC/widgets" -locations none -no-obsolete "${only[@]}" "$SRC/app" "$SRC/core/workspace" "$SRC/widgets" -ts "$copy"
   unfinished=$(grep -c 'type="unfinished"' "$copy" || true)
   vanished=$(grep -cE 'type="(vanished|obsolete)"' "$copy" || true)
   if [ "$unfinished" -ne 0 ] || [ "$vanished" -ne 0 ] || ! cmp -s "$ts" "$copy"; then

@@ -408,4 +408,42 @@ std::string findModelZooFile()
     throw EngineError("model_zoo.json not found (set LATHE_MODEL_ZOO to its path); looked in " + looked.str());
 }
 
+std::vector<std::string> weightsCacheDirs()
+{
+    std::vector<std::string> dirs;
+    if (const char *env = std::getenv("LATHE_WEIGHTS_CACHE"); env && *env)
+        dirs.emplace_back(env);
+    std::string cacheHome;
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        cacheHome = xdg;
+    else if (const char *home = std::getenv("HOME"); home && *home)
+        cacheHome = std::string(home) + "/.cache";
+    if (!cacheHome.empty()) {
+        dirs.push_back(cacheHome + "/Lathe/lathe/weights"); // the GUI's (QStandardPaths::CacheLocation + /weights)
+        dirs.push_back(cacheHome + "/Lathe/weights");
+        dirs.push_back(cacheHome + "/torch/hub/checkpoints"); // torchvision's own downloads share names
+    }
+    return dirs;
+}
+
+std::string resolveZooWeights(const std::string &arch)
+{
+    const std::vector<ZooWeights> zoo = loadModelZoo(findModelZooFile());
+    const ZooWeights *w = defaultWeights(zoo, arch);
+    if (!w)
+        throw EngineError("model.weights: the model zoo has no pretrained weights for " + arch);
+    const std::string name = cacheFileName(*w);
+    std::string looked;
+    for (const std::string &dir : weightsCacheDirs()) {
+        const fs::path p = fs::path(dir) / name;
+        std::error_code ec;
+        if (fs::is_regular_file(p, ec))
+            return p.string();
+        looked += (looked.empty() ? "" : ", ") + dir;
+    }
+    throw EngineError("model.weights: the zoo weights of " + arch + " (" + name +
+                      ") are not downloaded; looked in " + looked +
+                      ". Download them on the Model page (or put the file in $LATHE_WEIGHTS_CACHE)");
+}
+
 } // namespace lathe::engine

@@ -81,4 +81,15 @@ ZooMatch verifyWeightsFile(const std::string &path, const std::vector<ZooWeights
 // tree); else /usr/share/lathe/model_zoo.json. Throws EngineError listing where it looked.
 std::string findModelZooFile();
 
+// Where a downloaded zoo file may be, in the order looked: $LATHE_WEIGHTS_CACHE when set; then,
+// under $XDG_CACHE_HOME (else ~/.cache), the GUI's cache (QStandardPaths::CacheLocation +
+// /weights: Lathe/lathe/weights), Lathe/weights and torch.hub's checkpoints folder (torchvision's
+// own downloads share the file names, see cacheFileName).
+std::vector<std::string> weightsCacheDirs();
+
+// model.weights "zoo": the cached file of the architecture's default zoo weights (catalog from
+// findModelZooFile, folders from weightsCacheDirs). Throws EngineError (naming model.weights)
+// when the catalog has no weights for arch or the file is in none of the folders.
+std::string resolveZooWeights(const std::string &arch);
+
 } // namespace lathe::engine

@@ -108,10 +108,11 @@ nlohmann::json train(const RunConfig &config, const std::string &runDir, const T
 nlohmann::json resume(const std::string &runDir, const TrainControl &control = {},
                       const nlohmann::json &overrides = nlohmann::json::object());
 
-// Programs that link the trainer run with OMP_WAIT_POLICY=PASSIVE unless their environment sets
-// it (on Linux they start themselves again with it, before any library is initialised; see
-// trainer.cpp): LibTorch's OpenMP threads then sleep instead of spinning between parallel
-// regions, leaving the cores to the input pipeline and other work.
+// lathe and lathe-cli run with OMP_WAIT_POLICY=PASSIVE unless their environment sets it (on
+// Linux they start themselves again with it, before any library is initialised; see
+// app/common/passive_openmp_waits.cpp, which only the programs link): LibTorch's OpenMP threads
+// then sleep instead of spinning between parallel regions, leaving the cores to the input
+// pipeline and other work.
 
 // `lathe-cli bench train`: training throughput of an architecture on synthetic data (random
 // tensors, no input pipeline), SGD, with the trainer's precision handling.

@@ -65,7 +65,7 @@ void TestEvaluateStore::roundTrip()
     QVERIFY(project->schemaVersion() >= 3); // the version that added stored evaluations
     const engine::EvalResult result = makeResult(12, false);
     const qint64 id = EvaluationStore::store(project->databasePath(), tmp.filePath(QStringLiteral("runs/r1/")),
-                                         QStringLiteral("best"), QStringLiteral("val"), result);
+                                             QStringLiteral("best"), QStringLiteral("val"), result);
     QVERIFY(id > 0);
     const StoredEvaluation stored = EvaluationStore::load(project->databasePath(), id);
     QCOMPARE(stored.id, id);
@@ -106,7 +106,7 @@ void TestEvaluateStore::latestAndList()
     const qint64 c = EvaluationStore::store(db, run, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, true));
     const qint64 d = EvaluationStore::store(db, run, QStringLiteral("last"), QStringLiteral("test"), makeResult(6, false));
     const qint64 other = EvaluationStore::store(db, tmp.filePath(QStringLiteral("runs/r2")), QStringLiteral("best"),
-                                            QStringLiteral("val"), makeResult(3, false));
+                                                QStringLiteral("val"), makeResult(3, false));
     QVERIFY(a < b && b < c && c < d && d < other);
     QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), false), b);
     QCOMPARE(EvaluationStore::latest(db, run, QStringLiteral("best"), QStringLiteral("val"), true), c);
@@ -128,7 +128,7 @@ void TestEvaluateStore::malformedRowsAreReported()
     auto project = Project::create(tmp.filePath(QStringLiteral("p")));
     const QString db = project->databasePath();
     const qint64 id = EvaluationStore::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
-                                         QStringLiteral("val"), makeResult(4, false));
+                                             QStringLiteral("val"), makeResult(4, false));
     QSqlQuery query(project->database());
     QVERIFY(query.exec(QStringLiteral("UPDATE predictions SET top_json = '{\"classes\": [1, 2]}' WHERE record = 2")));
     try {
@@ -166,7 +166,7 @@ void TestEvaluateStore::migratesAnOlderProject()
     }
     // A job's own connection brings it up to date before storing.
     const qint64 id = EvaluationStore::store(db, tmp.filePath(QStringLiteral("r")), QStringLiteral("best"),
-                                         QStringLiteral("val"), makeResult(5, false));
+                                             QStringLiteral("val"), makeResult(5, false));
     QVERIFY(id > 0);
     auto project = Project::open(folder);
     QCOMPARE(project->schemaVersion(), projectMigrations().back().version);

@@ -1,0 +1,665 @@
+#include "engine/training/rank_trainer.h"
+
+#include "engine/base/engine_error.h"
+#include "engine/base/torch_compat.h"
+#include "engine/models/weights_io.h"
+#include "engine/run/checkpoint_io.h"
+#include "engine/run/run_events.h"
+#include "engine/run/run_folder.h"
+#include "engine/training/loss_functions.h"
+#include "engine/training/optimizer_factory.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+namespace lathe::engine {
+namespace {
+
+using json = nlohmann::json;
+
+// SplitMix64 finaliser: well-spread seeds from (seed, rank, position).
+std::uint64_t mixSeed(std::uint64_t a, std::uint64_t b, std::uint64_t c)
+{
+    std::uint64_t x = a ^ (b * 0x9E3779B97F4A7C15ull) ^ (c * 0xC2B2AE3D27D4EB4Full + 0x165667B19E3779F9ull);
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return x & 0x7FFFFFFFFFFFFFFFull; // torch seeds are taken as int64 by some callers
+}
+
+NamedTensors stripPrefix(const NamedTensors &tensors, const std::string &prefix)
+{
+    NamedTensors out;
+    for (const auto &entry : tensors)
+        if (entry.first.rfind(prefix, 0) == 0)
+            out.emplace_back(entry.first.substr(prefix.size()), entry.second);
+    return out;
+}
+
+NamedTensors withPrefix(const NamedTensors &tensors, const std::string &prefix)
+{
+    NamedTensors out;
+    for (const auto &entry : tensors)
+        out.emplace_back(prefix + entry.first, entry.second);
+    return out;
+}
+
+std::vector<std::string> groupNames(const std::vector<ParameterGroup> &groups)
+{
+    std::vector<std::string> names;
+    for (const ParameterGroup &g : groups)
+        names.insert(names.end(), g.names.begin(), g.names.end());
+    return names;
+}
+
+} // namespace
+
+RankTrainer::RankTrainer(RunSetup &s, int localRank)
+    : m_s(s)
+    , m_config(s.config)
+    , m_localRank(localRank)
+    , m_rank(s.nodeRank * s.localRanks + localRank)
+    , m_device(s.devices[std::size_t(localRank)])
+    , m_model(s.replicas[std::size_t(localRank)])
+    , m_earlyStopping(s.config.earlyStopping)
+{
+}
+
+void RankTrainer::run()
+{
+    setUp();
+    while (m_epoch < m_config.optimizer.epochs) {
+        EpochClock clock;
+        clock.start = Clock::now();
+        clock.secondsBefore = m_epochSeconds;
+        if (trainEpoch(clock) || endEpoch(clock))
+            break;
+    }
+    writeCheckpoint(m_cancelled ? "cancel" : "end", m_lastMetrics);
+    writeSummary();
+}
+
+// ---- set-up ---------------------------------------------------------------------------------
+
+void RankTrainer::setUp()
+{
+    const RunConfig &c = m_config;
+    at::set_num_threads(m_s.threadsPerRank);
+    if (m_s.worldSize > 1)
+        m_group = std::make_unique<RankGroup>(m_s.rendezvous, m_rank, m_s.worldSize, m_device,
+                                              c.distributed.nnodes > 1, std::chrono::minutes(10));
+    m_cached = m_s.cache != nullptr;
+    m_autocast = c.precision == "bf16" || c.precision == "fp16";
+    m_autocastType = c.precision == "fp16" ? at::kHalf : at::kBFloat16;
+
+    // cuDNN picks the fastest convolution algorithms for the run's fixed input size.
+    if (m_device.is_cuda())
+        at::globalContext().setBenchmarkCuDNN(true);
+    m_model->to(m_device);
+    if (c.data.channelsLast && !m_cached)
+        toChannelsLast(*m_model);
+    if (m_group)
+        broadcastFromRankZero();
+
+    makeBatchSources();
+    m_accumulate = std::max(1, c.optimizer.accumulateSteps);
+    m_stepsPerEpoch = m_train->batchesPerEpoch() / m_accumulate;
+    if (m_stepsPerEpoch < 1)
+        throw EngineError("optimizer.batch_size: " + std::to_string(c.optimizer.batchSize) + " x " +
+                          std::to_string(m_accumulate) + " accumulated batches on each of " +
+                          std::to_string(m_s.worldSize) + " ranks needs more records than split \"" +
+                          c.data.trainSplit + "\" has (" + std::to_string(m_train->batchesPerEpoch()) +
+                          " full batches per rank): not one optimizer step per epoch");
+    m_schedule = std::make_unique<LrSchedule>(c.schedule, c.optimizer.lr, m_stepsPerEpoch, c.optimizer.epochs);
+    m_scaler = std::make_unique<GradScaler>(65536.0, 2.0, 0.5, 2000, c.precision == "fp16");
+    if (c.ema.enabled)
+        m_ema = std::make_unique<WeightEma>(*m_model, c.ema.decay);
+    if (c.data.balance == "class_weights")
+        m_classWeights = classWeightsFromCounts(m_s.trainCounts).to(m_device);
+
+    if (m_s.resumeFrom) {
+        restore(*m_s.resumeFrom);
+        emit({{event_key::kType, event_type::kResumed},
+              {event_key::kStep, m_step},
+              {event_key::kEpoch, m_epoch},
+              {event_key::kBatchInEpoch, m_batch},
+              {event_key::kCheckpoint, m_s.resumeFrom->sidecarPath}});
+    }
+
+    // The step events' figures count from here, set-up and restore excluded.
+    m_stepEvents.intervalStart = Clock::now();
+    m_stepEvents.intervalWait = m_train->waitSeconds();
+    m_stepEvents.intervalImages = 0;
+    m_stepEvents.runStart = Clock::now();
+}
+
+// Same start on every rank: rank 0's parameters and buffers.
+void RankTrainer::broadcastFromRankZero()
+{
+    torch::NoGradGuard noGrad;
+    for (auto &p : m_model->parameters()) {
+        torch::Tensor t = p.detach().contiguous();
+        m_group->broadcast(t, 0);
+        if (!t.is_same(p))
+            p.copy_(t);
+    }
+    for (auto &b : m_model->buffers()) {
+        torch::Tensor t = b.contiguous();
+        m_group->broadcast(t, 0);
+        if (!t.is_same(b))
+            b.copy_(t);
+    }
+}
+
+void RankTrainer::makeBatchSources()
+{
+    const RunConfig &c = m_config;
+    if (m_cached) {
+        m_train = std::make_unique<CacheSource>(m_s, c.data.trainSplit, true, m_rank);
+        if (m_s.hasVal)
+            m_val = std::make_unique<CacheSource>(m_s, c.data.valSplit, false, m_rank);
+    } else {
+        m_train = std::make_unique<PipelineSource>(pipelineOptions(m_s, c.data.trainSplit, true, m_rank));
+        if (m_s.hasVal)
+            m_val = std::make_unique<PipelineSource>(pipelineOptions(m_s, c.data.valSplit, false, m_rank));
+    }
+}
+
+void RankTrainer::restore(const CheckpointData &ckpt)
+{
+    const json &t = ckpt.meta.at("trainer");
+    m_step = t.at("step").get<std::int64_t>();
+    m_epoch = t.at("epoch").get<int>();
+    m_batch = t.at("batch").get<std::int64_t>();
+    m_epochCounts.lossSum = t.value("epoch_loss_sum", 0.0);
+    m_epochCounts.samples = t.value("epoch_samples", 0.0);
+    m_epochCounts.correct = t.value("epoch_correct", 0.0);
+    m_epochSeconds = t.value("epoch_seconds", 0.0);
+    m_earlyStopping.restore(t.at("early_stopping"));
+    m_lastMetrics = t.value("last_metrics", json::object());
+    m_lastCheckpointStep = m_step;
+    m_lastCheckpointEpoch = m_epoch;
+    m_lastCheckpointBatch = m_batch;
+    m_lastCheckpoint = ckpt.sidecarPath;
+
+    const NamedTensors trainingWeights = stripPrefix(ckpt.state, "model.");
+    const LoadReport report =
+        loadStateDict(*m_model, trainingWeights.empty() ? ckpt.model : trainingWeights, &m_s.info);
+    if (!report.clean() || report.headReplaced)
+        throw EngineError(ckpt.sidecarPath + ": the checkpoint does not fit the model: " + report.text());
+    if (m_ema)
+        m_ema->loadState(ckpt.state);
+    m_scaler->loadState(ckpt.state);
+    m_schedule->loadState(ckpt.meta.at("scheduler"));
+    updateParameterGroups(m_epoch);
+    loadOptimizerState(*m_optimizer, m_groups, ckpt.state);
+}
+
+// ---- an epoch's steps -----------------------------------------------------------------------
+
+bool RankTrainer::trainEpoch(const EpochClock &clock)
+{
+    updateParameterGroups(m_epoch);
+    m_model->train();
+    applyBatchNormFreezing(*m_model, m_s.info, m_s.spec.freeze);
+    m_train->start(m_epoch, m_batch);
+
+    const std::int64_t microPerEpoch = m_stepsPerEpoch * m_accumulate;
+    PendingStep pending;
+    while (m_batch < microPerEpoch) {
+        m_s.control.pause.waitWhilePaused(m_s.control.cancel);
+        std::optional<Batch> batch = m_train->next();
+        if (!batch)
+            break;
+        trainMicroBatch(*batch, pending);
+        if (pending.microBatches < m_accumulate)
+            continue;
+
+        const StepOutcome step = optimizerStep(pending);
+        pending = PendingStep();
+        emitStepEvent(step);
+        m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
+        if (m_config.checkpoints.everySteps > 0 && m_step % m_config.checkpoints.everySteps == 0)
+            writeCheckpoint("steps", m_lastMetrics);
+        // One rank decides alone (a cancel during this step's event stops here); ranks stop
+        // together at the step whose all-reduce carried the cancel.
+        const bool cancelled = step.cancelRequested || (!m_group && m_s.control.cancel.isCancelled());
+        if (cancelled || (m_s.control.stopAfterStep > 0 && m_step >= m_s.control.stopAfterStep)) {
+            m_cancelled = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+void RankTrainer::seedStep(std::int64_t micro)
+{
+    // Dropout, stochastic depth: the same draws at the same step after a resume. The CPU
+    // generator is one per process, so several CPU ranks in one process share it.
+    if (m_s.localRanks == 1)
+        torch::manual_seed(mixSeed(m_config.seed, std::uint64_t(m_rank), std::uint64_t(micro)));
+}
+
+// Forward and backward of one batch under autocast; the loss scaled for accumulation and for
+// fp16. Its gradients add to those of the step's earlier micro-batches.
+void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
+{
+    seedStep(m_step * m_accumulate + pending.microBatches);
+    torch::Tensor x = batch.images.to(m_device, /*non_blocking=*/true);
+    const torch::Tensor labels = batch.labels.to(m_device);
+    const torch::Tensor targets = batch.softTargets.defined() ? batch.softTargets.to(m_device) : labels;
+    if (pending.microBatches == 0)
+        clearGradients(*m_optimizer);
+    torch::Tensor logits;
+    {
+        compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
+        logits = forward(x);
+    }
+    const torch::Tensor loss = classificationLoss(m_config.loss, logits, targets, m_classWeights);
+    const double lossValue = loss.item<double>();
+    if (!std::isfinite(lossValue) && !pending.badLoss) {
+        pending.badLoss = true;
+        std::ostringstream what;
+        what << "loss is " << (std::isnan(lossValue) ? "NaN" : "infinite") << " at step " << (m_step + 1)
+             << " (epoch " << (m_epoch + 1) << ", batch " << (m_batch + 1) << ")";
+        pending.badLossWhat = what.str();
+    }
+    torch::Tensor scaled = m_accumulate > 1 ? loss / double(m_accumulate) : loss;
+    if (m_scaler->enabled())
+        scaled = m_scaler->scale(scaled);
+    if (!pending.badLoss)
+        scaled.backward();
+    {
+        torch::NoGradGuard noGrad;
+        const double n = double(labels.size(0));
+        m_epochCounts.lossSum += lossValue * n;
+        m_epochCounts.samples += n;
+        m_epochCounts.correct += logits.argmax(1).eq(labels).sum().item<double>();
+        m_stepEvents.intervalImages += labels.size(0);
+    }
+    pending.lossSum += lossValue;
+    ++pending.microBatches;
+    ++m_batch;
+}
+
+// An optimizer step: every rank agrees on whether to go on (the flags ride with the gradients'
+// all-reduce), then unscale, clip, step (or skip, on an fp16 overflow), EMA, at the schedule's
+// learning rate.
+RankTrainer::StepOutcome RankTrainer::optimizerStep(const PendingStep &pending)
+{
+    const RunConfig &c = m_config;
+    torch::Tensor flags = torch::tensor({m_s.control.cancel.isCancelled() ? 1.0f : 0.0f, pending.badLoss ? 1.0f : 0.0f});
+    allReduceGradients(flags);
+    if (flags[1].item<float>() > 0) {
+        throw EngineError((pending.badLoss ? pending.badLossWhat : "loss is not finite on another rank at step " +
+                                                                       std::to_string(m_step + 1)) +
+                          "; training stopped (lower the learning rate or check the data; the last "
+                          "checkpoint is kept)");
+    }
+    StepOutcome out;
+    out.lr = m_schedule->lrAt(m_step);
+    setLearningRate(*m_optimizer, out.lr, m_groups);
+    if (c.optimizer.clipGradNorm > 0) {
+        if (m_scaler->enabled())
+            m_scaler->unscale(*m_optimizer);
+        clipGradNorm(m_groups, c.optimizer.clipGradNorm);
+    }
+    const bool stepped = m_scaler->step(*m_optimizer);
+    m_scaler->update();
+    if (!stepped)
+        emit({{event_key::kType, event_type::kOverflowSkipped},
+              {event_key::kStep, m_step + 1},
+              {event_key::kEpoch, m_epoch},
+              {event_key::kScale, m_scaler->scaleValue()},
+              {event_key::kSkippedTotal, m_scaler->skippedSteps()}});
+    else if (m_ema)
+        m_ema->update(*m_model);
+    ++m_step;
+    out.meanLoss = pending.lossSum / double(m_accumulate);
+    out.cancelRequested = flags[0].item<float>() > 0;
+    return out;
+}
+
+// Sums the gradients of all ranks (bucketed: few large all-reduce calls) and divides by the
+// world size; flags ride along in the last bucket.
+void RankTrainer::allReduceGradients(torch::Tensor &flags)
+{
+    if (!m_group)
+        return;
+    constexpr std::int64_t kBucketElements = 8 << 20;
+    std::vector<torch::Tensor> grads;
+    for (ParameterGroup &g : m_groups)
+        for (torch::Tensor &p : g.parameters) {
+            if (!p.grad().defined())
+                p.mutable_grad() = torch::zeros_like(p);
+            grads.push_back(p.grad());
+        }
+    const double world = m_s.worldSize;
+    std::size_t i = 0;
+    while (i < grads.size() || flags.defined()) {
+        std::vector<torch::Tensor> pieces;
+        std::vector<torch::Tensor> members;
+        std::int64_t elements = 0;
+        while (i < grads.size() && (pieces.empty() || elements + grads[i].numel() <= kBucketElements) &&
+               (pieces.empty() || grads[i].scalar_type() == members.front().scalar_type())) {
+            pieces.push_back(grads[i].reshape(-1));
+            members.push_back(grads[i]);
+            elements += grads[i].numel();
+            ++i;
+        }
+        const bool last = i >= grads.size();
+        const std::int64_t flagCount = last ? flags.numel() : 0;
+        if (last)
+            pieces.push_back(flags.to(pieces.empty() ? torch::kFloat32 : pieces.front().scalar_type()));
+        torch::Tensor flat = torch::cat(pieces);
+        m_group->allReduceSum(flat);
+        std::int64_t offset = 0;
+        for (torch::Tensor &g : members) {
+            g.copy_(flat.narrow(0, offset, g.numel()).view(g.sizes()).div(world));
+            offset += g.numel();
+        }
+        if (last) {
+            flags = flat.narrow(0, offset, flagCount).to(torch::kFloat32);
+            break;
+        }
+    }
+}
+
+// Rank 0's step event: every stepEventEvery steps, or at most one each 0.25 s (and the first).
+void RankTrainer::emitStepEvent(const StepOutcome &step)
+{
+    StepEventClock &e = m_stepEvents;
+    const double now = secondsSince(e.runStart);
+    const bool every = m_s.control.stepEventEvery > 0 ? m_step % m_s.control.stepEventEvery == 0
+                                                      : (e.lastEventTime < 0 || now - e.lastEventTime >= 0.25);
+    if (!isLeader() || !every)
+        return;
+    const double interval = secondsSince(e.intervalStart);
+    const double wait = m_train->waitSeconds();
+    emit({{event_key::kType, event_type::kStep},
+          {event_key::kStep, m_step},
+          {event_key::kEpoch, m_epoch},
+          {event_key::kLoss, step.meanLoss},
+          {event_key::kLr, step.lr},
+          {event_key::kTotalSteps, m_stepsPerEpoch * m_config.optimizer.epochs},
+          {event_key::kImagesPerSecond, interval > 0 ? double(e.intervalImages) * m_s.worldSize / interval : 0.0},
+          {event_key::kInputWaitFraction,
+           interval > 0 ? std::clamp((wait - e.intervalWait) / interval, 0.0, 1.0) : 0.0}});
+    m_s.folder->tensorboard().addScalar("train/loss", step.meanLoss, m_step);
+    m_s.folder->tensorboard().addScalar("train/lr", step.lr, m_step);
+    e.lastEventTime = now;
+    e.intervalStart = Clock::now();
+    e.intervalWait = wait;
+    e.intervalImages = 0;
+}
+
+void RankTrainer::updateParameterGroups(int epoch)
+{
+    applyFreezing(*m_model, m_s.info, m_s.spec.freeze, epoch);
+    std::vector<ParameterGroup> groups =
+        parameterGroups(*m_model, m_s.info, m_s.spec.freeze, m_config.optimizer.noDecayNormsAndBiases);
+    std::vector<std::string> names = groupNames(groups);
+    if (m_optimizer && names == m_groupNames) {
+        m_groups = std::move(groups); // same tensors, same order
+        return;
+    }
+    // Gradual unfreezing changed the trainable set: a new optimizer that keeps the state of the
+    // parameters that stay.
+    NamedTensors state;
+    if (m_optimizer)
+        for (auto &entry : optimizerState(*m_optimizer, m_groups))
+            state.emplace_back(entry.first, entry.second.clone());
+    m_optimizer = makeOptimizer(m_config.optimizer, groups);
+    if (!state.empty())
+        loadOptimizerState(*m_optimizer, groups, state);
+    m_groups = std::move(groups);
+    m_groupNames = std::move(names);
+}
+
+// ---- the end of an epoch --------------------------------------------------------------------
+
+// Statistics, validation, the decisions that follow from them; then the position moves to the
+// next epoch's start.
+bool RankTrainer::endEpoch(const EpochClock &clock)
+{
+    const RunConfig &c = m_config;
+    const json metrics = epochMetrics(clock);
+    reportEpoch(metrics);
+    if (c.schedule.name == "plateau") {
+        const std::string &name = c.schedule.plateauMetric;
+        if (metrics.contains(name))
+            m_schedule->reportEpoch(m_epoch, metrics.at(name).get<double>());
+    }
+    m_earlyStopping.observe(metrics);
+    json ckptMetrics = metrics;
+    ckptMetrics.erase("per_class_accuracy");
+    m_lastMetrics = ckptMetrics;
+    ++m_epoch;
+    m_batch = 0;
+    m_epochCounts = {};
+    m_epochSeconds = 0;
+    const bool end = m_epoch >= c.optimizer.epochs || m_earlyStopping.stopped;
+    if (c.checkpoints.everyEpochs > 0 && (m_epoch % c.checkpoints.everyEpochs == 0) && !end)
+        writeCheckpoint("epoch", ckptMetrics);
+    bool stop = false;
+    if (m_earlyStopping.stopped) {
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, "early stopping: " + c.earlyStopping.metric + " did not improve for " +
+                                        std::to_string(c.earlyStopping.patience) + " epochs"}});
+        stop = true;
+    }
+    if (m_s.control.cancel.isCancelled() && !m_group) {
+        m_cancelled = true;
+        stop = true;
+    }
+    return stop;
+}
+
+// The epoch's metrics, reduced over the ranks: train and validation loss and accuracy, lr,
+// seconds.
+json RankTrainer::epochMetrics(const EpochClock &clock)
+{
+    syncBatchNorm();
+    m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
+    json valSums = validate();
+    json metrics = reduceEpoch(m_epochCounts, valSums);
+    metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step - 1));
+    metrics[event_key::kSeconds] = m_epochSeconds;
+    if (m_cached)
+        metrics[event_key::kFeatureCache] = true;
+    return metrics;
+}
+
+// Rank 0's epoch event and TensorBoard scalars.
+void RankTrainer::reportEpoch(const json &metrics)
+{
+    json event = metrics;
+    event[event_key::kType] = event_type::kEpoch;
+    event[event_key::kEpoch] = m_epoch;
+    event[event_key::kStep] = m_step;
+    emit(event);
+    if (isLeader()) {
+        TensorBoardWriter &tb = m_s.folder->tensorboard();
+        for (const char *key : {"train_loss", "train_top1", "val_loss", "val_top1", "val_top5"})
+            if (metrics.contains(key)) {
+                std::string tag = key;
+                tag[tag.find('_')] = '/';
+                tb.addScalar("epoch/" + tag, metrics.at(key).get<double>(), m_step);
+            }
+    }
+}
+
+void RankTrainer::syncBatchNorm()
+{
+    if (!m_group || !m_config.distributed.syncBatchNorm || m_cached)
+        return;
+    // Running statistics averaged across ranks at the end of each epoch (not per batch as
+    // PyTorch's SyncBatchNorm does): the evaluated model is the same on every rank.
+    torch::NoGradGuard noGrad;
+    for (auto &entry : m_model->named_buffers()) {
+        const std::string &name = entry.key();
+        if (name.size() > 12 && (name.find("running_mean") != std::string::npos ||
+                                 name.find("running_var") != std::string::npos)) {
+            torch::Tensor t = entry.value().contiguous().clone();
+            m_group->allReduceSum(t);
+            entry.value().copy_(t.div(double(m_s.worldSize)));
+        }
+    }
+}
+
+json RankTrainer::validate()
+{
+    const int k = m_s.numClasses;
+    std::vector<double> sums(std::size_t(4 + 2 * k), 0.0); // loss, n, top1, top5, per-class correct, totals
+    if (m_val) {
+        torch::NoGradGuard noGrad;
+        if (m_ema)
+            m_ema->swap(*m_model);
+        m_model->eval();
+        m_val->start(0, 0);
+        while (std::optional<Batch> b = m_val->next()) {
+            torch::Tensor x = b->images.to(m_device, /*non_blocking=*/true);
+            const torch::Tensor y = b->labels.to(m_device);
+            torch::Tensor logits;
+            {
+                compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
+                logits = forward(x);
+            }
+            logits = logits.to(torch::kFloat32);
+            const double n = double(y.size(0));
+            if (n == 0)
+                continue;
+            sums[0] += classificationLoss(m_config.loss, logits, y).item<double>() * n;
+            sums[1] += n;
+            const torch::Tensor top = std::get<1>(logits.topk(std::min<std::int64_t>(5, k), 1));
+            const torch::Tensor hit1 = top.select(1, 0).eq(y);
+            sums[2] += hit1.sum().item<double>();
+            sums[3] += top.eq(y.unsqueeze(1)).any(1).sum().item<double>();
+            const torch::Tensor yc = y.to(torch::kCPU);
+            const torch::Tensor hc = hit1.to(torch::kCPU, torch::kFloat64);
+            const torch::Tensor correct = torch::zeros({k}, torch::kFloat64).index_add_(0, yc, hc);
+            const torch::Tensor total = torch::bincount(yc, {}, k).to(torch::kFloat64);
+            for (int c = 0; c < k; ++c) {
+                sums[std::size_t(4 + c)] += correct[c].item<double>();
+                sums[std::size_t(4 + k + c)] += total[c].item<double>();
+            }
+        }
+        if (m_ema)
+            m_ema->swap(*m_model);
+    }
+    json out = json::array();
+    for (double v : sums)
+        out.push_back(v);
+    return out;
+}
+
+json RankTrainer::reduceEpoch(const EpochCounts &train, json &valSums)
+{
+    std::vector<double> values{train.lossSum, train.samples, train.correct};
+    for (const auto &v : valSums)
+        values.push_back(v.get<double>());
+    torch::Tensor t = torch::tensor(values, torch::kFloat64);
+    if (m_group)
+        m_group->allReduceSum(t);
+    const auto v = [&t](std::size_t i) { return t[std::int64_t(i)].item<double>(); };
+    json metrics = json::object();
+    metrics["train_loss"] = v(1) > 0 ? v(0) / v(1) : 0.0;
+    metrics["train_top1"] = v(1) > 0 ? v(2) / v(1) : 0.0;
+    if (m_val && v(4) > 0) {
+        const int k = m_s.numClasses;
+        metrics["val_loss"] = v(3) / v(4);
+        metrics["val_top1"] = v(5) / v(4);
+        if (k >= 5)
+            metrics["val_top5"] = v(6) / v(4);
+        json perClass = json::array();
+        for (int c = 0; c < k; ++c) {
+            const double total = v(std::size_t(7 + k + c));
+            perClass.push_back(total > 0 ? json(v(std::size_t(7 + c)) / total) : json(nullptr));
+        }
+        metrics["per_class_accuracy"] = perClass;
+    }
+    return metrics;
+}
+
+// ---- checkpoints and the summary ------------------------------------------------------------
+
+void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics)
+{
+    if (!isLeader() || (m_lastCheckpointStep == m_step && m_lastCheckpointEpoch == m_epoch &&
+                        m_lastCheckpointBatch == m_batch))
+        return;
+    NamedTensors model;
+    NamedTensors state;
+    if (m_ema) {
+        // The model file holds the averaged weights (what is evaluated and exported); the
+        // training weights go with the training state, for an exact resume.
+        model = stripPrefix(m_ema->state(), "ema.");
+        state = withPrefix(stateDict(*m_model), "model.");
+        for (auto &e : m_ema->state())
+            state.push_back(e);
+    } else {
+        model = stateDict(*m_model);
+    }
+    for (auto &e : optimizerState(*m_optimizer, m_groups))
+        state.push_back(e);
+    for (auto &e : m_scaler->state())
+        state.push_back(e);
+    json meta = {{"epoch", m_epoch},
+                 {"batch_in_epoch", m_batch},
+                 {"scheduler", m_schedule->state()},
+                 {"rng", {{"seed", m_config.seed}, {"scheme", "manual_seed(mix(seed, rank, micro_batch)) per micro-batch"}}},
+                 {"metrics", metrics},
+                 {"reason", reason},
+                 {"arch", m_s.spec.arch},
+                 {"num_classes", m_s.numClasses},
+                 {"classes", m_s.manifest.classes},
+                 {"trainer",
+                  {{"step", m_step},
+                   {"epoch", m_epoch},
+                   {"batch", m_batch},
+                   {"epoch_loss_sum", m_epochCounts.lossSum},
+                   {"epoch_samples", m_epochCounts.samples},
+                   {"epoch_correct", m_epochCounts.correct},
+                   {"epoch_seconds", m_epochSeconds},
+                   {"early_stopping", m_earlyStopping.state()},
+                   {"last_metrics", m_lastMetrics}}}};
+    CheckpointPolicy policy;
+    policy.keep = m_config.checkpoints.keep;
+    policy.bestMetric = m_config.checkpoints.bestMetric;
+    if (!metrics.contains(policy.bestMetric))
+        policy.bestMetric = metrics.contains("val_loss") ? "val_loss" : "train_loss";
+    const std::string path = lathe::engine::writeCheckpoint(m_s.runDir, m_step, meta, model, state, policy);
+    m_lastCheckpointStep = m_step;
+    m_lastCheckpointEpoch = m_epoch;
+    m_lastCheckpointBatch = m_batch;
+    m_lastCheckpoint = path;
+    emit({{event_key::kType, event_type::kCheckpoint},
+          {event_key::kPath, path},
+          {event_key::kStep, m_step},
+          {event_key::kEpoch, m_epoch},
+          {event_key::kReason, reason}});
+}
+
+// Rank 0's part of train()'s summary.
+void RankTrainer::writeSummary()
+{
+    if (!isLeader())
+        return;
+    std::lock_guard<std::mutex> lock(m_s.eventMutex);
+    m_s.summary["status"] = m_cancelled ? event_type::kCancelled : event_type::kFinished; // the end event's type
+    m_s.summary["epochs"] = m_epoch;
+    m_s.summary["steps"] = m_step;
+    m_s.summary["stopped_early"] = m_earlyStopping.stopped;
+    m_s.summary["last_checkpoint"] = m_lastCheckpoint;
+    m_s.summary["metrics"] = m_lastMetrics;
+    m_s.summary["feature_cache"] = m_cached;
+}
+
+} // namespace lathe::engine
