@@ -14,7 +14,6 @@ class QListView;
 class QPushButton;
 class QStandardItemModel;
 class QTabWidget;
-class QTableView;
 
 namespace lathe::workspace {
 class JobManager;
@@ -26,8 +25,11 @@ namespace lathe::ui {
 class CalibrationPlot;
 class ClassMetricsModel;
 class ConfusionMatrixView;
+class FilePredictionPanel;
+class GradCamPanel;
 class GradCamView;
 class PredictionGalleryModel;
+class PredictionGalleryPanel;
 class RunCheckpointPicker;
 
 // The Evaluate page: pick a run of the project, one of its checkpoints, a split and
@@ -39,6 +41,12 @@ class RunCheckpointPicker;
 // relabelled or excluded in the catalog (the change applies at the next conversion). Image
 // files dropped on the page (or chosen with Predict Files…) are classified with the selected
 // run; results and metrics can be saved as CSV or JSON.
+//
+// The page holds the choice of run, checkpoint and split, the stored evaluation and its
+// summary, and wires its panels to each other and to the jobs: the confusion matrix and the
+// per-class table are views of the evaluation; PredictionGalleryPanel (gallery, catalog
+// corrections), GradCamPanel (image and heat map) and FilePredictionPanel (the Predict tab)
+// do their own work.
 class EvaluatePage : public QWidget
 {
     Q_OBJECT
@@ -85,7 +93,7 @@ public:
     // Classifies files (folders: their images) with the selected run and checkpoint;
     // predictionsFinished() follows.
     void predictFiles(const QStringList &paths);
-    const std::vector<engine::FilePrediction> &filePredictions() const { return m_filePredictions; }
+    const std::vector<engine::FilePrediction> &filePredictions() const;
 
     // Writes the shown evaluation's metrics or the prediction results; fileSaved() follows.
     void saveMetrics(const QString &path, MetricsFormat format);
@@ -98,12 +106,12 @@ public:
     QPushButton *evaluateButton() const { return m_evaluateButton; }
     QTabWidget *tabs() const { return m_tabs; }
     ConfusionMatrixView *confusionMatrix() const { return m_matrix; }
-    PredictionGalleryModel *galleryModel() const { return m_gallery; }
-    QListView *galleryView() const { return m_galleryView; }
+    PredictionGalleryModel *galleryModel() const;
+    QListView *galleryView() const;
     ClassMetricsModel *classMetricsModel() const { return m_classMetrics; }
     CalibrationPlot *calibrationPlot() const { return m_calibration; }
-    GradCamView *gradCamView() const { return m_gradCam; }
-    QStandardItemModel *predictModel() const { return m_predictModel; }
+    GradCamView *gradCamView() const;
+    QStandardItemModel *predictModel() const;
     QString statusText() const;
 
 Q_SIGNALS:
@@ -124,22 +132,16 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    QWidget *buildSelection();
     QWidget *buildConfusionTab();
-    QWidget *buildPredictTab();
-    QWidget *buildGallery();
+    QWidget *buildClassTable();
     bool hasCheckpoint() const; // a project, a run and one of its checkpoints are chosen
     void selectionChanged();
     void lookUpStored();
     void showEvaluation(const workspace::StoredEvaluation &evaluation);
     void clearEvaluation(const QString &message);
     void updateButtons();
-    void galleryCurrentChanged();
-    void requestGradCam(int classIndex);
-    void askRelabel();
-    void askPredictFiles();
     void askSaveMetrics(MetricsFormat format);
-    void askSavePredictions();
-    void changeCatalog(int row, const QString &className, bool exclude, bool excluded);
     void showStatus(const QString &message);
     void showError(const QString &title, const QString &message);
 
@@ -147,42 +149,27 @@ private:
     workspace::Project *m_project = nullptr;
     QString m_databasePath;
     workspace::StoredEvaluation m_evaluation;
-    QString m_dataDir; // where the shown evaluation's images are
-    bool m_gradCamAvailable = true;
-    QString m_gradCamReason;
     bool m_evaluating = false;
-    bool m_predicting = false;
     quint64 m_lookupGeneration = 0;
-    quint64 m_imageGeneration = 0;
-    int m_shownRow = -1;
-    std::vector<engine::FilePrediction> m_filePredictions;
 
-    RunCheckpointPicker *m_picker;
-    QComboBox *m_splitCombo;
-    QCheckBox *m_tta;
-    QPushButton *m_evaluateButton;
-    QPushButton *m_saveCsvButton;
-    QPushButton *m_saveJsonButton;
-    QLabel *m_summary;
-    QTabWidget *m_tabs;
-    ConfusionMatrixView *m_matrix;
-    QCheckBox *m_normalized;
-    ClassMetricsModel *m_classMetrics;
-    QTableView *m_classTable;
-    CalibrationPlot *m_calibration;
-    PredictionGalleryModel *m_gallery;
-    QListView *m_galleryView;
-    QLabel *m_galleryTitle;
-    QPushButton *m_highestLossButton;
-    QPushButton *m_relabelButton;
-    QPushButton *m_excludeButton;
-    GradCamView *m_gradCam;
-    QStandardItemModel *m_predictModel;
-    QTableView *m_predictView;
-    QPushButton *m_predictButton;
-    QPushButton *m_savePredictionsButton;
-    QLabel *m_predictStatus;
-    QLabel *m_status;
+    // Selection and summary.
+    RunCheckpointPicker *m_picker = nullptr;
+    QComboBox *m_splitCombo = nullptr;
+    QCheckBox *m_tta = nullptr;
+    QPushButton *m_evaluateButton = nullptr;
+    QPushButton *m_saveCsvButton = nullptr;
+    QPushButton *m_saveJsonButton = nullptr;
+    QLabel *m_summary = nullptr;
+    // The evaluation's views.
+    QTabWidget *m_tabs = nullptr;
+    ConfusionMatrixView *m_matrix = nullptr;
+    QCheckBox *m_normalized = nullptr;
+    ClassMetricsModel *m_classMetrics = nullptr;
+    CalibrationPlot *m_calibration = nullptr;
+    FilePredictionPanel *m_predictions = nullptr;
+    PredictionGalleryPanel *m_gallery = nullptr;
+    GradCamPanel *m_gradCam = nullptr;
+    QLabel *m_status = nullptr;
 };
 
 } // namespace lathe::ui

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "engine/training/memory_estimate.h"
 #include "engine/models/model_spec.h"
 #include "workspace/train_job.h"
 
@@ -8,20 +7,15 @@
 #include <QWidget>
 
 #include <functional>
-#include <optional>
 
 #include <nlohmann/json.hpp>
 
 class QBoxLayout;
 class QComboBox;
 class QLabel;
-class QScrollArea;
-class QTimer;
-class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
-class QThreadPool;
 
 namespace lathe::workspace {
 class JobManager;
@@ -34,8 +28,11 @@ class AugmentationEditor;
 class AugmentationPreviewGrid;
 class DevicePicker;
 class LrSchedulePreview;
+class PreflightPanel;
+class PresetPanel;
 class RunConfigForm;
 class TrainingCurves;
+class TrainingLivePanel;
 
 // Set up a run and watch it: presets, the shards and input size, the augmentation list with a
 // live preview, every optimisation, schedule, precision, device, checkpoint and stopping field
@@ -43,6 +40,11 @@ class TrainingCurves;
 // with the run's estimated memory against the chosen devices', then Start, Pause, Resume and
 // Stop. A run goes on in a Job while the user works elsewhere; its curves, progress, ETA and
 // log stream into the Live tab. The model comes from the Model page.
+//
+// The page holds the settings (what Start would use), saves them with the project, and wires
+// its panels to each other and to the TrainJob: PresetPanel (the presets and their files),
+// PreflightPanel (the check and the memory estimate) and TrainingLivePanel (the Live tab) do
+// their own work; the data and augmentation groups are plain layout.
 class TrainPage : public QWidget
 {
     Q_OBJECT
@@ -76,8 +78,8 @@ public:
 
     // The memory estimate of the current settings (bytes per rank; -1 until measured) and whether
     // it exceeds the chosen devices' memory. preflightUpdated() follows each new figure.
-    qint64 memoryEstimate() const { return m_memoryTotal; }
-    bool memoryWarning() const { return m_memoryWarning; }
+    qint64 memoryEstimate() const;
+    bool memoryWarning() const;
 
     AugmentationEditor *augmentationEditor() const { return m_editor; }
     AugmentationPreviewGrid *preview() const { return m_preview; }
@@ -85,15 +87,15 @@ public:
     QSpinBox *imageSizeEdit() const { return m_imageSize; }
     RunConfigForm *form() const { return m_form; }
     LrSchedulePreview *lrPreview() const { return m_lrPreview; }
-    TrainingCurves *curves() const { return m_curves; }
+    TrainingCurves *curves() const;
     QPushButton *startButton() const { return m_start; }
     QPushButton *pauseButton() const { return m_pause; }
     QPushButton *stopButton() const { return m_stop; }
     QLabel *statusLabel() const { return m_status; }
-    QComboBox *presetPicker() const { return m_presetPicker; }
+    QComboBox *presetPicker() const;
     DevicePicker *devicePicker() const;
-    QLabel *preflightLabel() const { return m_preflight; }
-    QLabel *memoryLabel() const { return m_memory; }
+    QLabel *preflightLabel() const;
+    QLabel *memoryLabel() const;
     workspace::TrainJob *currentJob() const { return m_job; }
     QString currentRunDir() const { return m_runDir; }
 
@@ -113,6 +115,9 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    QWidget *buildSetupTab();
+    QWidget *buildDataGroup();
+    QWidget *buildAugmentationGroup();
     void datasetChosen();
     void save();
     void updatePreview();
@@ -120,11 +125,7 @@ private:
     void takeEvents();
     void jobEnded(const QString &state, const QString &message);
     void updateButtons();
-    void listPresets(const QString &current = {});
-    void presetChosen();
     void schedulePreflight();
-    void runPreflight();
-    void showMemory();
     void findDevices();
     // The augmentation editor beside its preview when the width holds both, else above it.
     void arrangeAugmentation();
@@ -135,41 +136,26 @@ private:
     QPointer<workspace::TrainJob> m_job;
     QString m_runDir;
     qint64 m_trainImages = 0;
-    int m_classes = 0;
-    qint64 m_totalSteps = 0;
-    double m_runStarted = 0;
-
-    QTabWidget *m_tabs;
-    QComboBox *m_dataset;
-    QSpinBox *m_imageSize;
-    AugmentationEditor *m_editor;
-    AugmentationPreviewGrid *m_preview;
-    RunConfigForm *m_form;
-    LrSchedulePreview *m_lrPreview;
-    TrainingCurves *m_curves;
-    QPushButton *m_start;
-    QPushButton *m_pause;
-    QPushButton *m_stop;
-    QLabel *m_status;
-    QComboBox *m_presetPicker;
-    QLabel *m_presetInfo;
-    QPushButton *m_savePreset;
-    QPushButton *m_deletePreset;
-    QLabel *m_preflight;
-    QLabel *m_memory;
-    QTimer *m_preflightTimer;
-    QThreadPool *m_estimates; // one thread: estimates queue there, never in front of other work
-    QLabel *m_metrics;
-    QScrollArea *m_setupScroll = nullptr;
-    QBoxLayout *m_augmentLayout = nullptr;
-    QPlainTextEdit *m_log;
     int m_listGeneration = 0;
-    int m_memoryGeneration = 0;
-    std::string m_memoryKey;         // what the measured parts were measured for
-    std::optional<engine::MemoryEstimate> m_measured;
-    qint64 m_memoryTotal = -1;
-    bool m_memoryWarning = false;
     bool m_restoring = false;
+
+    QPushButton *m_start = nullptr;
+    QPushButton *m_pause = nullptr;
+    QPushButton *m_stop = nullptr;
+    QLabel *m_status = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    // Setup tab.
+    PresetPanel *m_presets = nullptr;
+    QComboBox *m_dataset = nullptr;
+    QSpinBox *m_imageSize = nullptr;
+    PreflightPanel *m_preflight = nullptr;
+    QBoxLayout *m_augmentLayout = nullptr;
+    AugmentationEditor *m_editor = nullptr;
+    AugmentationPreviewGrid *m_preview = nullptr;
+    RunConfigForm *m_form = nullptr;
+    LrSchedulePreview *m_lrPreview = nullptr;
+    // Live tab.
+    TrainingLivePanel *m_live = nullptr;
 };
 
 } // namespace lathe::ui

@@ -6,14 +6,14 @@
 #include "engine/export/export_job.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/export/export_internal.h"
 #include "engine/export/export_latency.h"
 #include "engine/export/export_verify.h"
+#include "engine/models/weights_io.h"
 #include "engine/run/checkpoint_io.h"
 #include "engine/run/run_config.h"
 #include "engine/run/run_layout.h"
-#include "engine/dataset/shard_dataset.h"
-#include "engine/models/weights_io.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,6 +6,7 @@
 // model replicas, the feature cache and the checkpoint to resume from. The ranks of a process
 // share one RunSetup; its emit() is the one writer of the run's events.
 
+#include "engine/base/clock.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/models/backbone_registry.h"
 #include "engine/models/model_spec.h"
@@ -16,7 +17,6 @@
 #include "engine/run/run_events.h"
 #include "engine/run/run_folder.h"
 #include "engine/training/distributed.h"
-#include "engine/training/train_util.h"
 #include "engine/training/trainer.h"
 
 #include <torch/torch.h>
@@ -72,7 +72,7 @@ struct RunSetup
     {
         std::lock_guard<std::mutex> lock(eventMutex);
         if (!event.contains(event_key::kTime))
-            event[event_key::kTime] = unixTime();
+            event[event_key::kTime] = unixSeconds();
         if (folder) {
             folder->appendMetrics(event);
             const std::string type = event.value(event_key::kType, "");

@@ -1,7 +1,7 @@
 #pragma once
 
 // Engine-internal (training only): includes LibTorch. The few helpers that the trainer, the
-// rank trainer and the feature cache all use.
+// rank trainer and the feature cache all use (an event's Unix time: base/clock.h).
 
 #include <torch/torch.h>
 
@@ -14,12 +14,6 @@ using Clock = std::chrono::steady_clock;
 inline double secondsSince(Clock::time_point start)
 {
     return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Seconds since the Unix epoch: the "time" of every event.
-inline double unixTime()
-{
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // optimizer.zero_grad(set_to_none=True), PyTorch's default: backward() then writes each

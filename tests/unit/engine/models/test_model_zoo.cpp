@@ -364,3 +364,45 @@ TEST(ModelZoo, VerifyReportsUnreadableFilesAndStopsWhenCancelled)
     EXPECT_EQ(match.bytes, 0u);
     EXPECT_FALSE(match.matched());
 }
+
+TEST(ModelZoo, WeightsCacheDirsInTheOrderLooked)
+{
+    const std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+    ::setenv("LATHE_WEIGHTS_CACHE", "/w", 1);
+    ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+    const std::vector<std::string> withXdg = engine::weightsCacheDirs();
+    ::unsetenv("XDG_CACHE_HOME");
+    ::unsetenv("LATHE_WEIGHTS_CACHE");
+    ::setenv("HOME", "/home/u", 1);
+    const std::vector<std::string> withHome = engine::weightsCacheDirs();
+    ::setenv("HOME", home.c_str(), 1);
+    EXPECT_EQ(withXdg, (std::vector<std::string>{"/w", "/xdg/Lathe/lathe/weights", "/xdg/Lathe/weights",
+                                                 "/xdg/torch/hub/checkpoints"}));
+    EXPECT_EQ(withHome, (std::vector<std::string>{"/home/u/.cache/Lathe/lathe/weights", "/home/u/.cache/Lathe/weights",
+                                                  "/home/u/.cache/torch/hub/checkpoints"}));
+}
+
+TEST(ModelZoo, ResolveZooWeightsFindsTheCachedDefault)
+{
+    const std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+    TempDir dir;
+    const std::string zooPath = dir.file("zoo.json");
+    writeText(zooPath, catalogOf({validEntry()}).dump());
+    const std::string cache = dir.file("cache");
+    std::filesystem::create_directories(cache);
+    ::setenv("LATHE_MODEL_ZOO", zooPath.c_str(), 1);
+    ::setenv("LATHE_WEIGHTS_CACHE", cache.c_str(), 1);
+    ::setenv("HOME", dir.file("no-home").c_str(), 1);
+    ::unsetenv("XDG_CACHE_HOME");
+    const std::string notDownloaded = errorOf([] { engine::resolveZooWeights("resnet18"); });
+    const std::string noEntry = errorOf([] { engine::resolveZooWeights("resnet50"); });
+    writeText(cache + "/resnet18-0123abcd.pth", "weights");
+    const std::string found = engine::resolveZooWeights("resnet18");
+    ::unsetenv("LATHE_MODEL_ZOO");
+    ::unsetenv("LATHE_WEIGHTS_CACHE");
+    ::setenv("HOME", home.c_str(), 1);
+    EXPECT_EQ(found, cache + "/resnet18-0123abcd.pth");
+    EXPECT_NE(notDownloaded.find("model.weights"), std::string::npos) << notDownloaded;
+    EXPECT_NE(notDownloaded.find(cache), std::string::npos) << notDownloaded;
+    EXPECT_NE(noEntry.find("no pretrained weights for resnet50"), std::string::npos) << noEntry;
+}

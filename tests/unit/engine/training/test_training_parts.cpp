@@ -1,5 +1,6 @@
 #include "engine/base/engine_error.h"
 #include "engine/models/freezing.h"
+#include "engine/training/early_stopping.h"
 #include "engine/training/grad_scaler.h"
 #include "engine/training/loss_functions.h"
 #include "engine/training/optimizer_factory.h"
@@ -728,4 +729,80 @@ TEST(WeightEma, SwapTwiceRestoresAndStateResumes)
     missing.erase(missing.begin() + 1);
     EXPECT_NE(errorOf([&] { resumed.loadState(missing); }).find("ema.running"), std::string::npos);
     EXPECT_FALSE(errorOf([&] { WeightEma(model, 1.5); }).empty());
+}
+
+// ---------------------------------------------------------------- early stopping
+
+TEST(EarlyStopping, StopsAfterPatienceEpochsWithoutImprovementByMinDelta)
+{
+    EarlyStoppingConfig config;
+    config.enabled = true;
+    config.metric = "val_loss";
+    config.patience = 2;
+    config.minDelta = 0.1;
+    EarlyStopping es(config);
+    EXPECT_FALSE(es.observe({{"val_loss", 1.0}})); // the first value is the best
+    EXPECT_TRUE(es.hasBest);
+    EXPECT_FALSE(es.observe({{"val_loss", 0.95}})); // lower, but not by more than min_delta
+    EXPECT_EQ(es.badEpochs, 1);
+    EXPECT_DOUBLE_EQ(es.best, 1.0);
+    EXPECT_FALSE(es.observe({{"val_loss", 0.8}})); // better: the bad epochs start over
+    EXPECT_EQ(es.badEpochs, 0);
+    EXPECT_DOUBLE_EQ(es.best, 0.8);
+    EXPECT_FALSE(es.observe({{"val_loss", 0.9}}));
+    EXPECT_TRUE(es.observe({{"val_loss", 0.75}})); // the second bad epoch in a row
+    EXPECT_TRUE(es.stopped);
+}
+
+TEST(EarlyStopping, AccuracyMustRise)
+{
+    EarlyStoppingConfig config;
+    config.enabled = true;
+    config.metric = "val_top1";
+    config.patience = 1;
+    EarlyStopping es(config);
+    EXPECT_FALSE(es.observe({{"val_top1", 0.5}}));
+    EXPECT_FALSE(es.observe({{"val_top1", 0.6}}));
+    EXPECT_TRUE(es.observe({{"val_top1", 0.4}}));
+}
+
+TEST(EarlyStopping, DisabledOrWithoutTheMetricChangesNothing)
+{
+    EarlyStoppingConfig config;
+    config.patience = 1;
+    EarlyStopping off(config); // enabled = false
+    EXPECT_FALSE(off.observe({{"val_loss", 1.0}}));
+    EXPECT_FALSE(off.observe({{"val_loss", 2.0}}));
+    EXPECT_FALSE(off.hasBest);
+    config.enabled = true;
+    EarlyStopping noMetric(config);
+    EXPECT_FALSE(noMetric.observe({{"train_loss", 1.0}}));
+    EXPECT_FALSE(noMetric.observe({{"train_loss", 2.0}}));
+    EXPECT_FALSE(noMetric.hasBest);
+    EXPECT_EQ(noMetric.badEpochs, 0);
+}
+
+TEST(EarlyStopping, StateRoundTripsThroughACheckpoint)
+{
+    EarlyStoppingConfig config;
+    config.enabled = true;
+    config.patience = 3;
+    EarlyStopping a(config);
+    a.observe({{"val_loss", 1.0}});
+    a.observe({{"val_loss", 1.5}});
+    const nlohmann::json state = a.state();
+    EXPECT_EQ(state, (nlohmann::json{{"has_best", true}, {"best", 1.0}, {"bad_epochs", 1}}));
+    EarlyStopping b(config);
+    b.restore(state);
+    EXPECT_TRUE(b.hasBest);
+    EXPECT_DOUBLE_EQ(b.best, 1.0);
+    EXPECT_EQ(b.badEpochs, 1);
+    // The resumed rule decides as the unbroken one would.
+    EXPECT_EQ(a.observe({{"val_loss", 1.2}}), b.observe({{"val_loss", 1.2}}));
+    EXPECT_EQ(a.observe({{"val_loss", 1.2}}), b.observe({{"val_loss", 1.2}}));
+    EXPECT_TRUE(b.stopped);
+    EarlyStopping fresh(config);
+    fresh.restore(nlohmann::json::object()); // a checkpoint without the fields: the start's values
+    EXPECT_FALSE(fresh.hasBest);
+    EXPECT_EQ(fresh.badEpochs, 0);
 }
