@@ -1,10 +1,11 @@
 #include "bench_verbs.h"
 
+#include "engine/base/clock.h"
 #include "engine/dataset/folder_scan.h"
-#include "engine/pipeline/pipeline_bench.h"
-#include "scan_verbs.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/formats/tfrecord_reader.h"
+#include "engine/pipeline/pipeline_bench.h"
+#include "scan_verbs.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -21,10 +22,7 @@ namespace fs = std::filesystem;
 namespace lathe::cli {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using engine::secondsSince;
 
 // The scanner against the naive way: cv::imread of every file on one thread.
 void addBenchScan(CLI::App *bench)

@@ -1,11 +1,11 @@
 #include "eval_verbs.h"
 
 #include "engine/base/file_io.h"
-#include "engine/inference/evaluation.h"
+#include "engine/base/runtime_info.h"
 #include "engine/export/export_job.h"
+#include "engine/inference/evaluation.h"
 #include "engine/inference/grad_cam.h"
 #include "engine/inference/prediction.h"
-#include "engine/base/runtime_info.h"
 
 #include <CLI/CLI.hpp>
 

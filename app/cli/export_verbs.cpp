@@ -1,7 +1,7 @@
 #include "export_verbs.h"
 
-#include "engine/export/export_job.h"
 #include "engine/base/runtime_info.h"
+#include "engine/export/export_job.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,7 @@
 #include "model_verbs.h"
 
-#include "engine/models/model_tools.h"
 #include "engine/base/runtime_info.h"
+#include "engine/models/model_tools.h"
 
 #include <CLI/CLI.hpp>
 

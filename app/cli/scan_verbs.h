@@ -1,7 +1,7 @@
 #pragma once
 
-#include "cli_context.h"
 #include "engine/dataset/folder_scan.h"
+#include "cli_context.h"
 
 #include <CLI/App.hpp>
 

@@ -1,7 +1,7 @@
 #include "shard_verbs.h"
 
-#include "scan_verbs.h"
 #include "engine/dataset/shard_converter.h"
+#include "scan_verbs.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,9 +1,9 @@
 #include "train_verbs.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/runtime_info.h"
 #include "engine/run/run_config.h"
 #include "engine/run/run_events.h"
-#include "engine/base/runtime_info.h"
 #include "engine/training/trainer.h"
 
 #include <CLI/CLI.hpp>

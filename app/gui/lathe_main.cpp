@@ -1,10 +1,10 @@
 // lathe: the desktop workbench.
-#include "workspace/demo_project_job.h"
 #include "common/event_loop_monitor.h"
-#include "shell/main_window.h"
-#include "engine/base/runtime_info.h"
-#include "workspace/settings.h"
 #include "common/theme.h"
+#include "engine/base/runtime_info.h"
+#include "shell/main_window.h"
+#include "workspace/demo_project_job.h"
+#include "workspace/settings.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

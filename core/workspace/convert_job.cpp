@@ -1,8 +1,8 @@
 #include "workspace/convert_job.h"
 
+#include "engine/dataset/shard_converter.h"
 #include "workspace/catalog.h"
 #include "workspace/project_connection.h"
-#include "engine/dataset/shard_converter.h"
 #include "workspace/workspace_error.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "workspace/job.h"
 #include "engine/dataset/shard_converter.h"
+#include "workspace/job.h"
 
 #include <QMetaType>
 #include <QString>

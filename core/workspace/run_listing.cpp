@@ -1,5 +1,6 @@
 #include "workspace/run_listing.h"
 
+#include "engine/run/run_events.h"
 #include "engine/run/run_layout.h"
 
 #include <QDir>
@@ -23,7 +24,7 @@ QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
         } catch (const std::exception &e) {
             run.problem = QString::fromUtf8(e.what());
             run.info.dir = run.dir.toStdString();
-            run.info.state = "failed";
+            run.info.state = engine::event_type::kFailed; // shown as a run that failed
             run.info.message = e.what();
         }
         if (detail == RunDetail::Checkpoints) {

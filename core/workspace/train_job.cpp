@@ -1,5 +1,7 @@
 #include "workspace/train_job.h"
 
+#include "engine/run/run_events.h"
+
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMutexLocker>
@@ -71,7 +73,8 @@ void TrainJob::queueEvent(const nlohmann::json &event)
         QMutexLocker lock(&m_mutex);
         m_events.append(object);
         const qint64 now = m_sinceAnnounce.elapsed();
-        const bool important = object.value(QStringLiteral("type")).toString() != QLatin1String("step");
+        const bool important = object.value(QLatin1String(engine::event_key::kType)).toString() !=
+                               QLatin1String(engine::event_type::kStep);
         // Steps are batched; epochs, checkpoints and ends are announced at once.
         if (important || now - m_lastAnnounceMs >= kProgressIntervalMs) {
             m_lastAnnounceMs = now;
@@ -91,9 +94,9 @@ QVariant TrainJob::execute()
     const double epochs = m_params.resume ? 0 : m_params.config.optimizer.epochs;
     control.onEvent = [this, epochs](const nlohmann::json &event) {
         queueEvent(event);
-        if (event.value("type", std::string()) == "epoch" && epochs > 0)
-            reportProgress(std::min(1.0, (event.value("epoch", 0.0) + 1) / epochs),
-                           tr("Epoch %1 of %2").arg(event.value("epoch", 0) + 1).arg(epochs));
+        if (event.value(engine::event_key::kType, std::string()) == engine::event_type::kEpoch && epochs > 0)
+            reportProgress(std::min(1.0, (event.value(engine::event_key::kEpoch, 0.0) + 1) / epochs),
+                           tr("Epoch %1 of %2").arg(event.value(engine::event_key::kEpoch, 0) + 1).arg(epochs));
     };
     // A stopped run throws engine::Cancelled once its checkpoint is written: the job ends with
     // cancelled() as the other jobs do, and the run folder can be resumed.

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "workspace/job.h"
 #include "engine/run/run_config.h"
 #include "engine/training/trainer.h"
+#include "workspace/job.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "workspace/job.h"
 #include "engine/models/model_zoo.h"
+#include "workspace/job.h"
 
 #include <QMetaType>
 #include <QString>

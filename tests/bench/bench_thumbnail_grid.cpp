@@ -4,10 +4,10 @@
 // meanwhile (from 64 real PNG files, every row its own thumbnail key). Prints JSON.
 //
 //   bench_thumbnail_grid [--rows N] [--step-fraction F] [--width W] [--height H]
+#include "common/thumbnail_loader.h"
 #include "data/image_filter_model.h"
 #include "data/image_list_model.h"
 #include "data/thumbnail_grid_view.h"
-#include "common/thumbnail_loader.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -2,17 +2,17 @@
 // validation as typed), the ConvertJob on the page's JobManager, the Shards tab against the
 // dataset.json the engine wrote, Open Converted Dataset on good and malformed files, and a
 // cancelled conversion that leaves no output folder.
-#include "workspace/catalog.h"
 #include "data/convert_dialog.h"
-#include "workspace/convert_job.h"
 #include "data/data_page.h"
+#include "data/shard_counts_model.h"
+#include "data/shard_table_model.h"
 #include "engine/dataset/demo_data.h"
+#include "workspace/catalog.h"
+#include "workspace/convert_job.h"
 #include "workspace/job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
-#include "data/shard_counts_model.h"
 #include "workspace/shard_manifest.h"
-#include "data/shard_table_model.h"
 
 #include <QCheckBox>
 #include <QDir>

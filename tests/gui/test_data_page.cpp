@@ -1,19 +1,19 @@
 // The Data page on a real image folder: import through the page, then the grid, filters,
 // thumbnails (memory and disk cache), class balance, rejected files, CSV export, near
 // duplicates and the viewer's exclude and relabel, each checked against the catalog.
-#include "workspace/catalog.h"
+#include "common/image_canvas.h"
+#include "common/thumbnail_loader.h"
 #include "data/class_balance_chart.h"
 #include "data/data_page.h"
-#include "engine/dataset/demo_data.h"
-#include "common/image_canvas.h"
 #include "data/image_filter_model.h"
 #include "data/image_list_model.h"
 #include "data/image_viewer.h"
-#include "workspace/job_manager.h"
 #include "data/near_duplicate_group_model.h"
-#include "workspace/project.h"
 #include "data/rejected_files_model.h"
-#include "common/thumbnail_loader.h"
+#include "engine/dataset/demo_data.h"
+#include "workspace/catalog.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
 
 #include <QBuffer>
 #include <QComboBox>

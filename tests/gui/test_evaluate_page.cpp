@@ -4,23 +4,23 @@
 // the stored predictions and the dataset's own counts: the confusion matrix and a click on a
 // cell, the per-class table, the highest-loss gallery, Grad-CAM, relabel/exclude in the
 // catalog, prediction of new files (good and bad) and the CSV/JSON exports.
-#include "small_run.h"
+#include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/run/run_config.h"
+#include "engine/training/trainer.h"
 #include "evaluate/calibration_plot.h"
-#include "workspace/catalog.h"
-#include "workspace/project_connection.h"
 #include "evaluate/class_metrics_model.h"
 #include "evaluate/confusion_matrix_view.h"
-#include "engine/dataset/demo_data.h"
-#include "workspace/evaluation_store.h"
 #include "evaluate/evaluate_page.h"
 #include "evaluate/grad_cam_view.h"
+#include "evaluate/prediction_gallery_model.h"
+#include "workspace/catalog.h"
+#include "workspace/evaluation_store.h"
 #include "workspace/import_job.h"
 #include "workspace/job_manager.h"
-#include "evaluate/prediction_gallery_model.h"
 #include "workspace/project.h"
-#include "engine/run/run_config.h"
-#include "engine/dataset/shard_converter.h"
-#include "engine/training/trainer.h"
+#include "workspace/project_connection.h"
+#include "small_run.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -3,15 +3,15 @@
 // page's JobManager: the report table against report.json and the files on disk, the record in
 // the project database and the history of a page opened afresh, the hand-off from other pages,
 // a failed export (recorded with its reason) and a cancelled one (not recorded).
-#include "small_run.h"
 #include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/run/run_config.h"
+#include "engine/training/trainer.h"
 #include "export/export_page.h"
 #include "workspace/export_store.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
-#include "engine/run/run_config.h"
-#include "engine/dataset/shard_converter.h"
-#include "engine/training/trainer.h"
+#include "small_run.h"
 
 #include <QCheckBox>
 #include <QClipboard>

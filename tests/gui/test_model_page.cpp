@@ -4,8 +4,8 @@
 // multipliers, weight sources, and the choice saved with the project.
 #include "model/backbone_table_model.h"
 #include "model/model_page.h"
-#include "workspace/project.h"
 #include "model/stage_table_model.h"
+#include "workspace/project.h"
 
 #include <QComboBox>
 #include <QDir>

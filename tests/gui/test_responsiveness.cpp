@@ -2,8 +2,8 @@
 // samples and percentiles, the About dialog's live diagnostics, and TrainingCurves holding a
 // million step points in the same data containers with "follow latest" on the newest step.
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
-#include "shell/about_dialog.h"
 #include "common/event_loop_monitor.h"
+#include "shell/about_dialog.h"
 #include "train/training_curves.h"
 
 #include <qcustomplot.h>

@@ -2,11 +2,11 @@
 // writes them, and checkpoint files laid out as checkpoint_io.h documents): names, tags and
 // notes saved in the run folder and read back, filtering by text and tag, marking a checkpoint
 // best, deleting one, and the Evaluate/Export hand-offs.
-#include "workspace/project.h"
-#include "runs/run_filter_model.h"
 #include "engine/run/run_folder.h"
+#include "runs/run_filter_model.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
+#include "workspace/project.h"
 
 #include <QComboBox>
 #include <QDir>

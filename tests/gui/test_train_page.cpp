@@ -2,22 +2,22 @@
 // the project's converted datasets are listed, the preview shows the training images through
 // the list, editing the list (add, bad parameters, probability) redraws or refuses with a
 // reason, re-roll draws new parameters, and the settings come back with the project.
-#include "train/augmentation_editor.h"
-#include "train/augmentation_preview_grid.h"
 #include "engine/dataset/demo_data.h"
-#include "train/device_picker.h"
-#include "engine/run/run_config.h"
-#include "workspace/run_presets.h"
-#include "workspace/project.h"
 #include "engine/dataset/shard_converter.h"
-#include "workspace/job_manager.h"
-#include "train/lr_schedule_preview.h"
-#include "train/run_config_form.h"
+#include "engine/run/run_config.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
-#include "workspace/train_job.h"
+#include "train/augmentation_editor.h"
+#include "train/augmentation_preview_grid.h"
+#include "train/device_picker.h"
+#include "train/lr_schedule_preview.h"
+#include "train/run_config_form.h"
 #include "train/train_page.h"
 #include "train/training_curves.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "workspace/run_presets.h"
+#include "workspace/train_job.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -1,24 +1,24 @@
 #include "data/data_page.h"
 
-#include "workspace/split_names.h"
 #include "common/help_links.h"
+#include "workspace/split_names.h"
 
 #include "common/background_task.h"
-#include "workspace/project_connection.h"
+#include "common/thumbnail_loader.h"
 #include "data/class_balance_chart.h"
 #include "data/convert_dialog.h"
 #include "data/image_filter_model.h"
 #include "data/image_list_model.h"
 #include "data/image_viewer.h"
-#include "workspace/import_job.h"
-#include "workspace/job_manager.h"
 #include "data/near_duplicate_group_model.h"
-#include "workspace/project.h"
 #include "data/rejected_files_model.h"
 #include "data/shard_counts_model.h"
 #include "data/shard_table_model.h"
 #include "data/thumbnail_grid_view.h"
-#include "common/thumbnail_loader.h"
+#include "workspace/import_job.h"
+#include "workspace/job_manager.h"
+#include "workspace/project.h"
+#include "workspace/project_connection.h"
 
 #include <QComboBox>
 #include <QDateTime>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "workspace/convert_job.h"
 #include "data/dataset_snapshot.h"
 #include "workspace/catalog.h"
+#include "workspace/convert_job.h"
 #include "workspace/shard_manifest.h"
 
 #include <QPointer>

@@ -3,10 +3,10 @@
 #include "workspace/split_names.h"
 
 #include "common/background_task.h"
-#include "workspace/project_connection.h"
-#include "data/dataset_snapshot.h"
 #include "common/image_canvas.h"
+#include "data/dataset_snapshot.h"
 #include "data/image_list_model.h"
+#include "workspace/project_connection.h"
 #include "workspace/workspace_error.h"
 
 #include <QComboBox>

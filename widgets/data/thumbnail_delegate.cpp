@@ -1,7 +1,7 @@
 #include "data/thumbnail_delegate.h"
 
-#include "data/image_list_model.h"
 #include "common/thumbnail_loader.h"
+#include "data/image_list_model.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,7 +1,7 @@
 #include "data/thumbnail_grid_view.h"
 
-#include "data/thumbnail_delegate.h"
 #include "common/thumbnail_loader.h"
+#include "data/thumbnail_delegate.h"
 
 #include <QScrollBar>
 

@@ -1,16 +1,16 @@
 #include "model/model_page.h"
 
-#include "engine/models/backbone_registry.h"
-#include "common/help_links.h"
-#include "model/backbone_table_model.h"
 #include "common/background_task.h"
+#include "common/help_links.h"
+#include "engine/models/backbone_registry.h"
+#include "engine/models/model_summary.h"
+#include "engine/run/run_config.h"
+#include "model/backbone_table_model.h"
+#include "model/stage_table_model.h"
 #include "workspace/job.h"
 #include "workspace/job_manager.h"
-#include "engine/models/model_summary.h"
 #include "workspace/project.h"
-#include "engine/run/run_config.h"
 #include "workspace/shard_manifest.h"
-#include "model/stage_table_model.h"
 #include "workspace/weights_download_job.h"
 
 #include <QButtonGroup>

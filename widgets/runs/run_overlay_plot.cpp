@@ -1,6 +1,8 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "runs/run_overlay_plot.h"
 
+#include "engine/run/run_events.h"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
@@ -68,8 +70,10 @@ void RunOverlayPlot::redraw()
         graph->setPen(QPen(colours[i % colours.size()], 2));
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
         for (const QJsonObject &event : m_runs[i].second)
-            if (event.value(QStringLiteral("type")).toString() == QLatin1String("epoch") && event.value(key).isDouble())
-                graph->addData(event.value(QStringLiteral("epoch")).toDouble() + 1, scale * event.value(key).toDouble());
+            if (event.value(QLatin1String(engine::event_key::kType)).toString() == QLatin1String(engine::event_type::kEpoch) &&
+                event.value(key).isDouble())
+                graph->addData(event.value(QLatin1String(engine::event_key::kEpoch)).toDouble() + 1,
+                               scale * event.value(key).toDouble());
     }
     m_plot->yAxis->setLabel(m_metric->currentText() + (scale > 1 ? QStringLiteral(" (%)") : QString()));
     m_plot->rescaleAxes();

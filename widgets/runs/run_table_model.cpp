@@ -1,5 +1,7 @@
 #include "runs/run_table_model.h"
 
+#include "engine/run/run_events.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -102,11 +104,12 @@ QString RunTableModel::stateText(const QString &state)
 {
     if (state == QLatin1String("running"))
         return tr("running");
-    if (state == QLatin1String("finished"))
+    // A run that is not running has the state of its last end event.
+    if (state == QLatin1String(engine::event_type::kFinished))
         return tr("finished");
-    if (state == QLatin1String("failed"))
+    if (state == QLatin1String(engine::event_type::kFailed))
         return tr("failed");
-    if (state == QLatin1String("cancelled"))
+    if (state == QLatin1String(engine::event_type::kCancelled))
         return tr("stopped");
     if (state == QLatin1String("interrupted"))
         return tr("interrupted");

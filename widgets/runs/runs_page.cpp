@@ -1,6 +1,7 @@
 #include "runs/runs_page.h"
 
 #include "common/background_task.h"
+#include "engine/run/run_events.h"
 #include "workspace/project.h"
 #include "workspace/run_listing.h"
 #include "runs/run_filter_model.h"
@@ -332,8 +333,8 @@ void RunsPage::updateButtons()
     bool resumable = false;
     if (runs.size() == 1) {
         const QString state = m_model->row(m_model->indexOf(runs.first())).state;
-        resumable = state == QLatin1String("cancelled") || state == QLatin1String("interrupted") ||
-                    state == QLatin1String("failed");
+        resumable = state == QLatin1String(engine::event_type::kCancelled) || state == QLatin1String("interrupted") ||
+                    state == QLatin1String(engine::event_type::kFailed);
     }
     m_open->setEnabled(!runs.isEmpty());
     m_resume->setEnabled(resumable);
@@ -493,7 +494,7 @@ void RunsPage::selectionChanged()
             for (const QString &dir : runs) {
                 QList<QJsonObject> epochs;
                 for (const nlohmann::json &event : engine::readMetrics(dir.toStdString()))
-                    if (event.value("type", std::string()) == "epoch")
+                    if (event.value(engine::event_key::kType, std::string()) == engine::event_type::kEpoch)
                         epochs.append(toQt(event));
                 data.curves.append({QFileInfo(dir).fileName(), epochs});
                 QFile file(QString::fromStdString(engine::run_layout::configPath(dir.toStdString())));

@@ -1,9 +1,9 @@
 #include "shell/jobs_panel.h"
 
-#include "workspace/job.h"
 #include "shell/job_list_model.h"
-#include "workspace/job_manager.h"
 #include "shell/progress_delegate.h"
+#include "workspace/job.h"
+#include "workspace/job_manager.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -1,6 +1,8 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "train/training_curves.h"
 
+#include "engine/run/run_events.h"
+
 #include <qcustomplot.h>
 
 #include <QCheckBox>
@@ -18,6 +20,9 @@
 
 namespace lathe::ui {
 namespace {
+
+namespace event_type = engine::event_type;
+namespace event_key = engine::event_key;
 
 constexpr int kFollowSteps = 2000; // steps in view when following the latest
 constexpr int kBucket = 64;        // line points per envelope bucket
@@ -131,10 +136,10 @@ void TrainingCurves::clear()
 void TrainingCurves::addEvents(const QList<QJsonObject> &events)
 {
     for (const QJsonObject &event : events) {
-        const QString type = event.value(QStringLiteral("type")).toString();
-        if (type == QLatin1String("step"))
+        const QString type = event.value(QLatin1String(event_key::kType)).toString();
+        if (type == QLatin1String(event_type::kStep))
             addStep(event);
-        else if (type == QLatin1String("epoch"))
+        else if (type == QLatin1String(event_type::kEpoch))
             addEpoch(event);
     }
     if (!events.isEmpty())
@@ -143,8 +148,8 @@ void TrainingCurves::addEvents(const QList<QJsonObject> &events)
 
 void TrainingCurves::addStep(const QJsonObject &event)
 {
-    const double step = event.value(QStringLiteral("step")).toDouble();
-    const double loss = event.value(QStringLiteral("loss")).toDouble(std::nan(""));
+    const double step = event.value(QLatin1String(event_key::kStep)).toDouble();
+    const double loss = event.value(QLatin1String(event_key::kLoss)).toDouble(std::nan(""));
     m_lastStep = std::max(m_lastStep, step);
     if (std::isfinite(loss)) {
         m_stepLoss->addData(step, loss);
@@ -152,18 +157,21 @@ void TrainingCurves::addStep(const QJsonObject &event)
         m_smoothStarted = true;
         m_smoothLoss->addData(step, m_smoothState);
     }
-    if (event.contains(QStringLiteral("lr")))
-        m_lr->addData(step, event.value(QStringLiteral("lr")).toDouble());
-    if (event.contains(QStringLiteral("images_per_s")))
-        m_throughput->addData(step, event.value(QStringLiteral("images_per_s")).toDouble());
-    if (event.contains(QStringLiteral("input_wait_fraction")))
-        m_inputWait->addData(step, 100 * event.value(QStringLiteral("input_wait_fraction")).toDouble());
+    const auto has = [&event](const char *key) { return event.contains(QLatin1String(key)); };
+    const auto number = [&event](const char *key) { return event.value(QLatin1String(key)).toDouble(); };
+    if (has(event_key::kLr))
+        m_lr->addData(step, number(event_key::kLr));
+    if (has(event_key::kImagesPerSecond))
+        m_throughput->addData(step, number(event_key::kImagesPerSecond));
+    if (has(event_key::kInputWaitFraction))
+        m_inputWait->addData(step, 100 * number(event_key::kInputWaitFraction));
 }
 
 void TrainingCurves::addEpoch(const QJsonObject &event)
 {
-    const double step = event.value(QStringLiteral("step")).toDouble();
+    const double step = event.value(QLatin1String(event_key::kStep)).toDouble();
     m_lastStep = std::max(m_lastStep, step);
+    // The metrics under the run config's names.
     const auto add = [&](QCPGraph *graph, const char *key, double scale) {
         const QJsonValue value = event.value(QLatin1String(key));
         if (value.isDouble())

@@ -1,7 +1,7 @@
 #include "engine/dataset/demo_data.h"
 
-#include "engine/formats/idx_file.h"
 #include "engine/base/staging_folder.h"
+#include "engine/formats/idx_file.h"
 
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/dataset/image_header.h"
 #include "engine/base/task_control.h"
+#include "engine/dataset/image_header.h"
 
 #include <cstdint>
 #include <functional>

@@ -2,9 +2,9 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
-#include "engine/formats/image_example.h"
 #include "engine/base/sha256.h"
 #include "engine/base/staging_folder.h"
+#include "engine/formats/image_example.h"
 #include "engine/formats/tfrecord_reader.h"
 #include "engine/formats/tfrecord_writer.h"
 

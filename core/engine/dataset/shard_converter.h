@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/dataset/folder_scan.h"
 #include "engine/base/task_control.h"
+#include "engine/dataset/folder_scan.h"
 
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/formats/image_example.h"
 #include "engine/dataset/shard_converter.h"
+#include "engine/formats/image_example.h"
 #include "engine/formats/tfrecord_index.h"
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #include "engine/export/export_latency.h"
+#include "engine/base/clock.h"
 
 #include <algorithm>
 #include <vector>
@@ -29,11 +30,6 @@ double msPerImage(const std::function<void(const torch::Tensor &)> &run, const t
 }
 
 } // namespace
-
-double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 double cpuSecondsSince(std::clock_t start)
 {

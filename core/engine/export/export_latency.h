@@ -4,6 +4,7 @@
 // the CPU latency of the original model and of each artifact, and the wall and CPU seconds of
 // the export's phases.
 
+#include "engine/base/clock.h"
 #include <nlohmann/json.hpp>
 #include <torch/types.h>
 
@@ -16,8 +17,6 @@ namespace lathe::engine::export_internal {
 
 using Clock = std::chrono::steady_clock;
 
-// Wall seconds since start.
-double secondsSince(Clock::time_point start);
 // CPU seconds (user + system, all threads) since start, a std::clock() value.
 double cpuSecondsSince(std::clock_t start);
 

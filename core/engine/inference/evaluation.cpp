@@ -2,9 +2,9 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
-#include "engine/pipeline/input_pipeline.h"
-#include "engine/inference/run_model.h"
 #include "engine/dataset/shard_dataset.h"
+#include "engine/inference/run_model.h"
+#include "engine/pipeline/input_pipeline.h"
 
 #include <torch/torch.h>
 

@@ -1,10 +1,10 @@
 #include "engine/inference/grad_cam.h"
 
-#include "engine/pipeline/augment_ops.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
 #include "engine/dataset/image_decoder.h"
 #include "engine/inference/run_model.h"
+#include "engine/pipeline/augment_ops.h"
 #include "engine/run/run_layout.h"
 
 #include <torch/torch.h>

@@ -2,8 +2,8 @@
 
 // Torch-free: lathe-cli's predict verb and the GUI's "try an image" call it.
 
-#include "engine/models/model_spec.h"
 #include "engine/base/task_control.h"
+#include "engine/models/model_spec.h"
 
 #include <string>
 #include <vector>

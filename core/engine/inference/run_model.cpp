@@ -2,8 +2,8 @@
 #include "engine/training/devices.h"
 
 #include "engine/base/engine_error.h"
-#include "engine/models/model_builder.h"
 #include "engine/dataset/shard_converter.h"
+#include "engine/models/model_builder.h"
 #include "engine/models/weights_io.h"
 #include "engine/run/run_layout.h"
 

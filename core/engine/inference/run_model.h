@@ -7,11 +7,11 @@
 // prediction and Grad-CAM so the three see exactly the same model and pixels.
 
 #include "engine/models/backbone_registry.h"
-#include "engine/run/checkpoint_io.h"
 #include "engine/models/model_spec.h"
 #include "engine/models/networks/classifier.h"
-#include "engine/run/run_config.h"
 #include "engine/pipeline/sample_transform.h"
+#include "engine/run/checkpoint_io.h"
+#include "engine/run/run_config.h"
 
 #include <torch/types.h>
 

@@ -1,7 +1,7 @@
 #include "engine/models/model_summary.h"
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
+#include "engine/models/backbone_registry.h"
 #include "engine/models/freezing.h"
 #include "engine/models/networks/classifier.h"
 

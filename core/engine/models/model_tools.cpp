@@ -1,9 +1,9 @@
 #include "engine/models/model_tools.h"
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
-#include "engine/models/networks/classifier.h"
 #include "engine/formats/safetensors.h"
+#include "engine/models/backbone_registry.h"
+#include "engine/models/networks/classifier.h"
 #include "engine/models/weights_io.h"
 
 #include <torch/types.h>

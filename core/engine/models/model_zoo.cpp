@@ -1,9 +1,9 @@
 #include "engine/models/model_zoo.h"
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
 #include "engine/base/sha256.h"
+#include "engine/models/backbone_registry.h"
 
 #include <nlohmann/json.hpp>
 

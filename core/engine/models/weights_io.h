@@ -2,9 +2,9 @@
 
 // Engine-internal: includes LibTorch. Used by engine .cpp files and engine tests only.
 
+#include "engine/formats/safetensors.h"
 #include "engine/models/backbone_registry.h"
 #include "engine/models/model_spec.h"
-#include "engine/formats/safetensors.h"
 
 #include <torch/nn/module.h>
 

@@ -1,8 +1,8 @@
 #include "engine/pipeline/augmentation_preview.h"
 
 #include "engine/base/engine_error.h"
-#include "engine/pipeline/sample_transform.h"
 #include "engine/dataset/shard_dataset.h"
+#include "engine/pipeline/sample_transform.h"
 
 #include <ATen/ATen.h>
 

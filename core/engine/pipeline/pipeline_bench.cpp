@@ -1,10 +1,11 @@
 #include "engine/pipeline/pipeline_bench.h"
+#include "engine/base/clock.h"
 
-#include "engine/pipeline/augmentation.h"
 #include "engine/base/engine_error.h"
 #include "engine/dataset/image_header.h"
-#include "engine/pipeline/input_pipeline.h"
 #include "engine/dataset/shard_dataset.h"
+#include "engine/pipeline/augmentation.h"
+#include "engine/pipeline/input_pipeline.h"
 
 #include <sys/resource.h>
 #include <turbojpeg.h>
@@ -19,11 +20,6 @@ namespace lathe::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The process's peak resident set (VmHWM), in MB; 0 where /proc is not there.
 double peakRssMb()

@@ -1,8 +1,8 @@
 #include "engine/pipeline/sample_transform.h"
 
-#include "engine/pipeline/augment_ops.h"
 #include "engine/base/engine_error.h"
 #include "engine/dataset/image_decoder.h"
+#include "engine/pipeline/augment_ops.h"
 
 #include <ATen/ATen.h>
 #include <opencv2/core.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/pipeline/augmentation.h"
 #include "engine/models/model_spec.h"
+#include "engine/pipeline/augmentation.h"
 
 #include <nlohmann/json.hpp>
 

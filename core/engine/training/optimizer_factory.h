@@ -3,9 +3,9 @@
 // Engine-internal: includes LibTorch. Optimizers over the trainable parameter groups, and their
 // per-parameter state as named tensors for checkpoints.
 
+#include "engine/formats/safetensors.h"
 #include "engine/models/freezing.h"
 #include "engine/run/run_config.h"
-#include "engine/formats/safetensors.h"
 
 #include <torch/optim/optimizer.h>
 

@@ -3,6 +3,7 @@
 // Engine-internal (training only): includes LibTorch. The few helpers that the trainer, the
 // rank trainer and the feature cache all use (an event's Unix time: base/clock.h).
 
+#include "engine/base/clock.h"
 #include <torch/torch.h>
 
 #include <chrono>
@@ -10,11 +11,6 @@
 namespace lathe::engine {
 
 using Clock = std::chrono::steady_clock;
-
-inline double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // optimizer.zero_grad(set_to_none=True), PyTorch's default: backward() then writes each
 // gradient instead of adding it to zeros (one pass less over every gradient each step); a

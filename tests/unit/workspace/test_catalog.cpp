@@ -1,5 +1,5 @@
-#include "workspace/catalog.h"
 #include "engine/dataset/demo_data.h"
+#include "workspace/catalog.h"
 #include "workspace/import_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"

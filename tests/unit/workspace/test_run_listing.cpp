@@ -1,8 +1,8 @@
 // The runs of a runs folder as the Evaluate, Export and Runs pages list them
 // (workspace::listRuns, checkpointChoices): which folders are runs, their order, their state,
 // their checkpoints, and a run that cannot be read listed as failed instead of failing the list.
-#include "fake_runs.h"
 #include "workspace/run_listing.h"
+#include "fake_runs.h"
 
 #include <QDir>
 #include <QTemporaryDir>

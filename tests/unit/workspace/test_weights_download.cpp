@@ -1,6 +1,6 @@
+#include "engine/models/model_zoo.h"
 #include "workspace/job.h"
 #include "workspace/job_manager.h"
-#include "engine/models/model_zoo.h"
 #include "workspace/weights_download_job.h"
 #include "workspace/workspace_error.h"
 

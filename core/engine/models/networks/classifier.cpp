@@ -1,7 +1,7 @@
 #include "engine/models/networks/classifier.h"
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
+#include "engine/models/backbone_registry.h"
 #include "engine/models/networks/families.h"
 
 namespace lathe::engine::models {

@@ -1,9 +1,9 @@
 #include "engine/dataset/demo_data.h"
-#include "engine/formats/image_example.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/dataset/shard_dataset.h"
-#include "test_support.h"
+#include "engine/formats/image_example.h"
 #include "engine/formats/tfrecord_reader.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 

@@ -2,16 +2,16 @@
 // the reference runtime and torch::jit::load), FP16 and INT8 graphs, the export job on a
 // trained run, and hostile files.
 
-#include "engine/models/backbone_registry.h"
 #include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/export/export_job.h"
-#include "engine/models/networks/classifier.h"
 #include "engine/export/onnx_export.h"
 #include "engine/export/onnx_graph.h"
-#include "engine/run/run_config.h"
 #include "engine/formats/safetensors.h"
+#include "engine/models/backbone_registry.h"
+#include "engine/models/networks/classifier.h"
 #include "engine/pipeline/sample_transform.h"
-#include "engine/dataset/shard_converter.h"
+#include "engine/run/run_config.h"
 #include "engine/training/trainer.h"
 
 #include "test_support.h"

@@ -1,5 +1,5 @@
-#include "engine/dataset/demo_data.h"
 #include "engine/base/engine_error.h"
+#include "engine/dataset/demo_data.h"
 #include "engine/formats/idx_file.h"
 #include "test_support.h"
 

@@ -1,9 +1,9 @@
 #include "engine/base/crc32c.h"
 #include "engine/base/engine_error.h"
 #include "engine/formats/image_example.h"
-#include "test_support.h"
 #include "engine/formats/tfrecord_reader.h"
 #include "engine/formats/tfrecord_writer.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>

@@ -1,21 +1,21 @@
 // Evaluation: metrics against hand-computed cases, CSV/JSON exports, evaluate() end to end on
 // synthetic "bright square in a quadrant" shards (with and without TTA), Grad-CAM localisation,
 // predict's per-file errors, and eval top-1 == the trainer's val_top1 for the same checkpoint.
-#include "engine/run/checkpoint_io.h"
-#include "engine/inference/evaluation.h"
-#include "engine/inference/grad_cam.h"
-#include "engine/models/model_builder.h"
-#include "engine/inference/prediction.h"
-#include "engine/run/run_config.h"
-#include "engine/run/run_folder.h"
-#include "engine/inference/run_model.h"
 #include "engine/base/runtime_info.h"
-#include "engine/pipeline/sample_transform.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/dataset/shard_dataset.h"
-#include "test_support.h"
-#include "engine/training/trainer.h"
+#include "engine/inference/evaluation.h"
+#include "engine/inference/grad_cam.h"
+#include "engine/inference/prediction.h"
+#include "engine/inference/run_model.h"
+#include "engine/models/model_builder.h"
 #include "engine/models/weights_io.h"
+#include "engine/pipeline/sample_transform.h"
+#include "engine/run/checkpoint_io.h"
+#include "engine/run/run_config.h"
+#include "engine/run/run_folder.h"
+#include "engine/training/trainer.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>

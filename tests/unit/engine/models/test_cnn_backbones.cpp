@@ -2,8 +2,8 @@
 // forward/backward. Numerical parity with torchvision itself is checked by the parity test at the
 // end when LATHE_PARITY_DIR points at files a torchvision script wrote (skipped otherwise).
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
+#include "engine/models/backbone_registry.h"
 #include "engine/models/networks/classifier.h"
 
 #include <gtest/gtest.h>

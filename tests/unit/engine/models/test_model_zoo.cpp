@@ -1,7 +1,7 @@
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
-#include "engine/models/model_zoo.h"
 #include "engine/base/sha256.h"
+#include "engine/models/backbone_registry.h"
+#include "engine/models/model_zoo.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // ConvNeXt-Tiny, ViT-B/16 and ViT-B/32: torchvision's names, shapes, counts and semantics.
 // With LATHE_PARITY_DIR set, also compares against tensors torchvision wrote (see Parity).
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
+#include "engine/models/backbone_registry.h"
 #include "engine/models/networks/classifier.h"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 #include "engine/base/engine_error.h"
-#include "engine/models/model_builder.h"
 #include "engine/formats/safetensors.h"
-#include "python_peer.h"
-#include "test_support.h"
 #include "engine/formats/torch_pth.h"
+#include "engine/models/model_builder.h"
 #include "engine/models/torchscript_backbone.h"
 #include "engine/models/weights_io.h"
+#include "python_peer.h"
+#include "test_support.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>

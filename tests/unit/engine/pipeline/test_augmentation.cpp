@@ -3,13 +3,13 @@
 // cache path), BatchMixer (mixup/cutmix), the preview facade, and a parity check against
 // torchvision itself (tests/parity/augment_reference.py, the project venv's torchvision).
 
+#include "engine/base/engine_error.h"
+#include "engine/dataset/image_decoder.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/pipeline/augment_ops.h"
 #include "engine/pipeline/augmentation.h"
 #include "engine/pipeline/augmentation_preview.h"
-#include "engine/base/engine_error.h"
-#include "engine/dataset/image_decoder.h"
 #include "engine/pipeline/sample_transform.h"
-#include "engine/dataset/shard_converter.h"
 #include "python_peer.h"
 #include "test_support.h"
 

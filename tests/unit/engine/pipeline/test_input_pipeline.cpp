@@ -1,11 +1,11 @@
-#include "engine/pipeline/augmentation.h"
 #include "engine/base/engine_error.h"
-#include "engine/formats/image_example.h"
-#include "engine/pipeline/input_pipeline.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/dataset/shard_dataset.h"
-#include "test_support.h"
+#include "engine/formats/image_example.h"
 #include "engine/formats/tfrecord_writer.h"
+#include "engine/pipeline/augmentation.h"
+#include "engine/pipeline/input_pipeline.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

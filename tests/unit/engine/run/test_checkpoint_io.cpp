@@ -1,13 +1,13 @@
 // Checkpoints: round trip, keep-K, best/last, crash leftovers, hostile sidecars, and a model
 // file that torchvision loads with strict=True.
-#include "engine/run/checkpoint_io.h"
 #include "engine/base/engine_error.h"
-#include "engine/models/model_builder.h"
-#include "engine/run/run_folder.h"
 #include "engine/base/sha256.h"
+#include "engine/models/model_builder.h"
+#include "engine/models/weights_io.h"
+#include "engine/run/checkpoint_io.h"
+#include "engine/run/run_folder.h"
 #include "python_peer.h"
 #include "test_support.h"
-#include "engine/models/weights_io.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

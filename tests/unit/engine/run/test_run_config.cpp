@@ -1,7 +1,7 @@
 #include "engine/run/run_config.h"
 
-#include "engine/models/backbone_registry.h"
 #include "engine/base/engine_error.h"
+#include "engine/models/backbone_registry.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

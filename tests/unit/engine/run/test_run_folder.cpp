@@ -2,12 +2,12 @@
 // our TFRecord reader and generated protos, and cross-checked by an independent Python decoder
 // through TensorBoard's own EventFileLoader), the run lock and the run summary.
 #include "engine/base/engine_error.h"
-#include "event.pb.h"
-#include "engine/run/run_folder.h"
 #include "engine/formats/tensorboard_writer.h"
+#include "engine/formats/tfrecord_reader.h"
+#include "engine/run/run_folder.h"
+#include "event.pb.h"
 #include "python_peer.h"
 #include "test_support.h"
-#include "engine/formats/tfrecord_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // measurement builds the model and runs real training steps (optimizer included) at the full
 // batch, counted the same way (the allocations of the measuring thread).
 #include "engine/base/engine_error.h"
-#include "engine/training/memory_estimate.h"
 #include "engine/run/run_config.h"
+#include "engine/training/memory_estimate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,15 +1,15 @@
 // The trainer end to end on real Fashion-MNIST shards made in the test: learning, exact resume
 // (after cancel and after a simulated kill -9), 2 Gloo ranks == 1 rank with twice the batch,
 // early stopping, NaN detection, bf16, freezing, the feature cache, bad configs and cancel.
-#include "engine/dataset/demo_data.h"
 #include "engine/base/engine_error.h"
+#include "engine/base/runtime_info.h"
+#include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
+#include "engine/formats/safetensors.h"
 #include "engine/models/model_builder.h"
 #include "engine/run/run_folder.h"
-#include "engine/base/runtime_info.h"
-#include "engine/formats/safetensors.h"
-#include "engine/dataset/shard_converter.h"
-#include "test_support.h"
 #include "engine/training/trainer.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

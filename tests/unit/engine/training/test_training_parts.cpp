@@ -1,13 +1,13 @@
 #include "engine/base/engine_error.h"
+#include "engine/formats/safetensors.h"
 #include "engine/models/freezing.h"
 #include "engine/training/early_stopping.h"
 #include "engine/training/grad_scaler.h"
 #include "engine/training/loss_functions.h"
 #include "engine/training/optimizer_factory.h"
-#include "python_peer.h"
-#include "engine/formats/safetensors.h"
-#include "test_support.h"
 #include "engine/training/weight_ema.h"
+#include "python_peer.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
