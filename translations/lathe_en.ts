@@ -111,6 +111,9 @@ Predicted: %2
             <numerusform>%n records could not be read and were left out.</numerusform>
         </translation>
     </message>
+</context>
+<context>
+    <name>lathe::ui::FilePredictionPanel</name>
     <message numerus="yes">
         <source>Classifying %n file(s) or folder(s)…</source>
         <translation>

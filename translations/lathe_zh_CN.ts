@@ -1226,26 +1226,6 @@ Predicted: %2
         <translation>按真实类别归一化</translation>
     </message>
     <message>
-        <source>Highest Loss</source>
-        <translation>最高损失</translation>
-    </message>
-    <message>
-        <source>Relabel…</source>
-        <translation>重新标注…</translation>
-    </message>
-    <message>
-        <source>Exclude</source>
-        <translation>排除</translation>
-    </message>
-    <message>
-        <source>Predict Files…</source>
-        <translation>预测文件…</translation>
-    </message>
-    <message>
-        <source>Save Results CSV…</source>
-        <translation>保存结果 CSV…</translation>
-    </message>
-    <message>
         <source>Average the predictions of five crops and their mirror images (ten views per image): slower, often slightly more accurate.</source>
         <translation>对五个裁剪区域及其镜像（每张图像十个视图）的预测取平均：速度较慢，但通常略为准确。</translation>
     </message>
@@ -1294,42 +1274,6 @@ Predicted: %2
         <translation>点击单元格以列出其中的图像。</translation>
     </message>
     <message>
-        <source>File</source>
-        <translation>文件</translation>
-    </message>
-    <message>
-        <source>Prediction</source>
-        <translation>预测结果</translation>
-    </message>
-    <message>
-        <source>Probability</source>
-        <translation>概率</translation>
-    </message>
-    <message>
-        <source>Top classes</source>
-        <translation>最可能的类别</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>错误</translation>
-    </message>
-    <message>
-        <source>Drop image files or folders anywhere on this page, or choose them with Predict Files…, to classify them with the selected run and checkpoint.</source>
-        <translation>将图像文件或文件夹拖放到本页任意位置，或通过“预测文件…”选择，即可用所选运行和检查点对其分类。</translation>
-    </message>
-    <message>
-        <source>Every evaluated image, the most confidently wrong first.</source>
-        <translation>所有被评估的图像，置信度最高的错误预测排在最前。</translation>
-    </message>
-    <message>
-        <source>Give the selected image another class in the catalog. The file is not touched; the change applies at the next conversion to shards.</source>
-        <translation>在目录中为所选图像指定另一个类别。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
-    </message>
-    <message>
-        <source>Leave the selected image out of the dataset. The file is not touched; the change applies at the next conversion to shards.</source>
-        <translation>将所选图像排除在数据集之外。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
-    </message>
-    <message>
         <source>Open a project to evaluate its runs.</source>
         <translation>请打开一个项目以评估其运行。</translation>
     </message>
@@ -1366,10 +1310,6 @@ Predicted: %2
         <translation>无法读取评估结果</translation>
     </message>
     <message>
-        <source>Grad-CAM is not available for transformer backbones.</source>
-        <translation>Grad-CAM 不适用于 Transformer 骨干网络。</translation>
-    </message>
-    <message>
         <source>n/a</source>
         <translation>无</translation>
     </message>
@@ -1390,100 +1330,12 @@ Predicted: %2
         </translation>
     </message>
     <message>
-        <source>%1
-True: %2, predicted: %3 (loss %4)</source>
-        <translation>%1
-真实：%2，预测：%3（损失 %4）</translation>
-    </message>
-    <message>
-        <source>The evaluation does not say where its images are.</source>
-        <translation>评估结果中没有记录图像的位置。</translation>
-    </message>
-    <message>
-        <source>%1: the image cannot be decoded (%2)</source>
-        <translation>%1：无法解码图像（%2）</translation>
-    </message>
-    <message>
-        <source>No heat map: %1</source>
-        <translation>无热力图：%1</translation>
-    </message>
-    <message>
-        <source>Relabel Image</source>
-        <translation>重新标注图像</translation>
-    </message>
-    <message>
-        <source>New class for %1:</source>
-        <translation>%1 的新类别：</translation>
-    </message>
-    <message>
-        <source>%1 is not in the catalog&apos;s dataset &quot;%2&quot; (was it removed by a re-import?)</source>
-        <translation>%1 不在目录的数据集“%2”中（是否已在重新导入时被移除？）</translation>
-    </message>
-    <message>
-        <source>No dataset of this project was imported from %1, the folder these shards were converted from: import it on the Data page to correct its images.</source>
-        <translation>此项目中没有从 %1（这些分片的转换来源文件夹）导入的数据集：请在数据页导入该文件夹以更正其图像。</translation>
-    </message>
-    <message>
-        <source>%1 is now excluded from dataset &quot;%2&quot;.</source>
-        <translation>%1 现已从数据集“%2”中排除。</translation>
-    </message>
-    <message>
-        <source>%1 is included in dataset &quot;%2&quot; again.</source>
-        <translation>%1 已重新纳入数据集“%2”。</translation>
-    </message>
-    <message>
-        <source>%1 is now labelled %2 in dataset &quot;%3&quot;.</source>
-        <translation>%1 在数据集“%3”中的标签现为 %2。</translation>
-    </message>
-    <message>
-        <source>The change applies at the next conversion to shards; this evaluation still shows the label the shards hold.</source>
-        <translation>更改将在下次转换为分片时生效；本次评估仍显示分片中保存的标签。</translation>
-    </message>
-    <message>
         <source>Cannot change the catalog</source>
         <translation>无法更改目录</translation>
     </message>
     <message>
-        <source>Predict Files</source>
-        <translation>预测文件</translation>
-    </message>
-    <message>
-        <source>Images (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</source>
-        <translation>图像 (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</translation>
-    </message>
-    <message>
-        <source>All files (*)</source>
-        <translation>所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Select a run first: its checkpoint classifies the files.</source>
         <translation>请先选择一个运行：将用它的检查点对文件分类。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Classifying %n file(s) or folder(s)…</source>
-        <translation>
-            <numerusform>正在分类 %n 个文件或文件夹…</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 %2</source>
-        <translation>%1 %2</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n file(s) classified</source>
-        <translation>
-            <numerusform>已分类 %n 个文件</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n could not be read</source>
-        <translation>
-            <numerusform>%n 个无法读取</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Cannot classify the files: %1</source>
-        <translation>无法对文件分类：%1</translation>
     </message>
     <message>
         <source>Save Metrics JSON</source>
@@ -1508,10 +1360,6 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Cannot save</source>
         <translation>无法保存</translation>
-    </message>
-    <message>
-        <source>Save Results CSV</source>
-        <translation>保存结果 CSV</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Confusion matrix&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Rows are the true classes, columns the predicted ones; each cell counts the images of that pair, shaded by the share of its row. The diagonal holds the correct predictions. Click a cell to list exactly its images in the gallery; open one to see its Grad-CAM heat map, relabel it or exclude it.&lt;/p&gt;</source>
@@ -1807,6 +1655,116 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>&lt;p&gt;&lt;b&gt;INT8 calibration&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 files store each activation as an 8-bit integer over a range measured on calibration images of the training split. &lt;i&gt;Min-max&lt;/i&gt; takes the whole observed range; &lt;i&gt;Percentile&lt;/i&gt; clips the rarest extremes (99.99th percentile), which often keeps more precision; &lt;i&gt;Entropy (KL)&lt;/i&gt; picks the range whose 8-bit histogram loses the least information, as TensorRT does. Weights are quantised per channel. The export is verified: an INT8 file more than one point less accurate than the original is marked failed.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;INT8 校准&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 文件把每个激活值存为 8 位整数，其取值范围在训练集的校准图像上测得。&lt;i&gt;最小-最大值&lt;/i&gt;取观测到的整个范围；&lt;i&gt;百分位数&lt;/i&gt;裁掉最罕见的极端值（第 99.99 百分位），通常能保留更多精度；&lt;i&gt;熵（KL 散度）&lt;/i&gt;选取使 8 位直方图信息损失最小的范围，与 TensorRT 的做法相同。权重按通道量化。导出会经过验证：准确率比原模型低一个百分点以上的 INT8 文件会被标记为失败。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::FilePredictionPanel</name>
+    <message>
+        <source>Predict Files…</source>
+        <translation>预测文件…</translation>
+    </message>
+    <message>
+        <source>Save Results CSV…</source>
+        <translation>保存结果 CSV…</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation>预测结果</translation>
+    </message>
+    <message>
+        <source>Probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>Top classes</source>
+        <translation>最可能的类别</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Drop image files or folders anywhere on this page, or choose them with Predict Files…, to classify them with the selected run and checkpoint.</source>
+        <translation>将图像文件或文件夹拖放到本页任意位置，或通过“预测文件…”选择，即可用所选运行和检查点对其分类。</translation>
+    </message>
+    <message>
+        <source>Predict Files</source>
+        <translation>预测文件</translation>
+    </message>
+    <message>
+        <source>Images (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</source>
+        <translation>图像 (*.jpg *.jpeg *.png *.bmp *.tif *.tiff *.webp)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Classifying %n file(s) or folder(s)…</source>
+        <translation>
+            <numerusform>正在分类 %n 个文件或文件夹…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Cannot classify the files: %1</source>
+        <translation>无法对文件分类：%1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) classified</source>
+        <translation>
+            <numerusform>已分类 %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n could not be read</source>
+        <translation>
+            <numerusform>%n 个无法读取</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save Results CSV</source>
+        <translation>保存结果 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::GradCamPanel</name>
+    <message>
+        <source>Grad-CAM is not available for transformer backbones.</source>
+        <translation>Grad-CAM 不适用于 Transformer 骨干网络。</translation>
+    </message>
+    <message>
+        <source>%1
+True: %2, predicted: %3 (loss %4)</source>
+        <translation>%1
+真实：%2，预测：%3（损失 %4）</translation>
+    </message>
+    <message>
+        <source>The evaluation does not say where its images are.</source>
+        <translation>评估结果中没有记录图像的位置。</translation>
+    </message>
+    <message>
+        <source>%1: the image cannot be decoded (%2)</source>
+        <translation>%1：无法解码图像（%2）</translation>
+    </message>
+    <message>
+        <source>No heat map: %1</source>
+        <translation>无热力图：%1</translation>
     </message>
 </context>
 <context>
@@ -2640,6 +2598,183 @@ Loss: %5</source>
 真实：%2
 预测：%3（%4）
 损失：%5</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::PredictionGalleryPanel</name>
+    <message>
+        <source>Highest Loss</source>
+        <translation>最高损失</translation>
+    </message>
+    <message>
+        <source>Relabel…</source>
+        <translation>重新标注…</translation>
+    </message>
+    <message>
+        <source>Exclude</source>
+        <translation>排除</translation>
+    </message>
+    <message>
+        <source>Every evaluated image, the most confidently wrong first.</source>
+        <translation>所有被评估的图像，置信度最高的错误预测排在最前。</translation>
+    </message>
+    <message>
+        <source>Give the selected image another class in the catalog. The file is not touched; the change applies at the next conversion to shards.</source>
+        <translation>在目录中为所选图像指定另一个类别。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
+    </message>
+    <message>
+        <source>Leave the selected image out of the dataset. The file is not touched; the change applies at the next conversion to shards.</source>
+        <translation>将所选图像排除在数据集之外。文件本身不会被改动；更改将在下次转换为分片时生效。</translation>
+    </message>
+    <message>
+        <source>Relabel Image</source>
+        <translation>重新标注图像</translation>
+    </message>
+    <message>
+        <source>New class for %1:</source>
+        <translation>%1 的新类别：</translation>
+    </message>
+    <message>
+        <source>%1 is not in the catalog&apos;s dataset &quot;%2&quot; (was it removed by a re-import?)</source>
+        <translation>%1 不在目录的数据集“%2”中（是否已在重新导入时被移除？）</translation>
+    </message>
+    <message>
+        <source>No dataset of this project was imported from %1, the folder these shards were converted from: import it on the Data page to correct its images.</source>
+        <translation>此项目中没有从 %1（这些分片的转换来源文件夹）导入的数据集：请在数据页导入该文件夹以更正其图像。</translation>
+    </message>
+    <message>
+        <source>%1 is now excluded from dataset &quot;%2&quot;.</source>
+        <translation>%1 现已从数据集“%2”中排除。</translation>
+    </message>
+    <message>
+        <source>%1 is included in dataset &quot;%2&quot; again.</source>
+        <translation>%1 已重新纳入数据集“%2”。</translation>
+    </message>
+    <message>
+        <source>%1 is now labelled %2 in dataset &quot;%3&quot;.</source>
+        <translation>%1 在数据集“%3”中的标签现为 %2。</translation>
+    </message>
+    <message>
+        <source>The change applies at the next conversion to shards; this evaluation still shows the label the shards hold.</source>
+        <translation>更改将在下次转换为分片时生效；本次评估仍显示分片中保存的标签。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::PreflightPanel</name>
+    <message>
+        <source>Pre-flight check</source>
+        <translation>启动前检查</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Pre-flight check&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Before a run starts, Lathe checks that the shards exist and have a training split, that the model&apos;s input channels suit them, that the chosen weights are on disk, and estimates the memory one rank needs: weights, gradients, optimiser state and activations (measured on a few real steps of the model, then scaled to the batch). It warns when that exceeds the chosen devices&apos; memory. A failed check keeps the run from starting and says why; the memory warning only warns.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;启动前检查&lt;/b&gt;&lt;/p&gt;&lt;p&gt;运行开始前，Lathe 会检查分片是否存在且包含训练集、模型的输入通道是否与之匹配、所选权重是否在磁盘上，并估算每个 rank 所需的内存：权重、梯度、优化器状态和激活值（在模型的几个真实训练步上测得，再按批大小换算）。超出所选设备的内存时会给出警告。检查未通过时运行不会开始，并说明原因；内存警告只是提醒。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Measured on the CPU with a forward and backward pass of the model at batch 2 and 4, scaled to the batch; parameters, gradients and optimiser state are counted. Not included: the CUDA context and cuDNN workspaces.</source>
+        <translation>在 CPU 上以批大小 2 和 4 对模型执行前向和反向传播进行测量，再按批大小换算；计入参数、梯度和优化器状态。不包括：CUDA 上下文和 cuDNN 工作空间。</translation>
+    </message>
+    <message>
+        <source>Ready to start on %1.</source>
+        <translation>已就绪，可在 %1 上开始。</translation>
+    </message>
+    <message>
+        <source>Not ready: %1</source>
+        <translation>未就绪：%1</translation>
+    </message>
+    <message>
+        <source>Memory: correct the settings first.</source>
+        <translation>内存：请先更正设置。</translation>
+    </message>
+    <message>
+        <source>Memory: choose a converted dataset to estimate it.</source>
+        <translation>内存：请选择已转换的数据集以进行估算。</translation>
+    </message>
+    <message>
+        <source>Estimating the memory…</source>
+        <translation>正在估算内存…</translation>
+    </message>
+    <message>
+        <source>Cannot estimate the memory: %1</source>
+        <translation>无法估算内存：%1</translation>
+    </message>
+    <message>
+        <source>Memory per rank: about %1 — weights %2, gradients %3, optimiser state %4, activations %5 (batch %6 at %7 px)</source>
+        <translation>每个 rank 的内存：约 %1 — 权重 %2，梯度 %3，优化器状态 %4，激活值 %5（批大小 %6，%7 像素）</translation>
+    </message>
+    <message>
+        <source>, image cache %1</source>
+        <translation>，图像缓存 %1</translation>
+    </message>
+    <message>
+        <source>; available: %1 per rank.</source>
+        <translation>；可用：每个 rank %1。</translation>
+    </message>
+    <message>
+        <source>fp16 measured as bf16 on the CPU (same width).</source>
+        <translation>fp16 在 CPU 上按 bf16 测量（位宽相同）。</translation>
+    </message>
+    <message>
+        <source>Add the CUDA context and cuDNN workspaces (often 0.5–1 GiB).</source>
+        <translation>另需加上 CUDA 上下文和 cuDNN 工作空间（通常为 0.5–1 GiB）。</translation>
+    </message>
+    <message>
+        <source>Warning: this is more than %1 has. Lower the batch size or the image size, train in bf16, or freeze more of the backbone on the Model page.</source>
+        <translation>警告：这超出了 %1 的容量。请减小批大小或图像尺寸、使用 bf16 训练，或在模型页冻结更多骨干网络层。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::PresetPanel</name>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Save as Preset…</source>
+        <translation>另存为预设…</translation>
+    </message>
+    <message>
+        <source>Delete Preset</source>
+        <translation>删除预设</translation>
+    </message>
+    <message>
+        <source>Put a preset&apos;s settings into the forms: the built-in recipes, or settings you saved.</source>
+        <translation>将预设的设置填入表单：内置方案，或你保存的设置。</translation>
+    </message>
+    <message>
+        <source>Save the current settings (everything but the dataset, the model and the devices) under a name, in %1.</source>
+        <translation>将当前设置（数据集、模型和设备除外）以指定名称保存到 %1 中。</translation>
+    </message>
+    <message>
+        <source>Delete the chosen saved preset.</source>
+        <translation>删除所选的已保存预设。</translation>
+    </message>
+    <message>
+        <source>Choose a preset…</source>
+        <translation>选择预设…</translation>
+    </message>
+    <message>
+        <source>%1 (built-in)</source>
+        <translation>%1（内置）</translation>
+    </message>
+    <message>
+        <source>Some saved presets cannot be read: %1</source>
+        <translation>部分已保存的预设无法读取：%1</translation>
+    </message>
+    <message>
+        <source>Saved in %1.</source>
+        <translation>已保存到 %1。</translation>
+    </message>
+    <message>
+        <source>Save as Preset</source>
+        <translation>另存为预设</translation>
+    </message>
+    <message>
+        <source>Name of the preset:</source>
+        <translation>预设名称：</translation>
+    </message>
+    <message>
+        <source>Delete the preset &quot;%1&quot;?</source>
+        <translation>删除预设“%1”吗？</translation>
     </message>
 </context>
 <context>
@@ -3512,38 +3647,6 @@ Index: %2</source>
         <translation>正在启动 %1…</translation>
     </message>
     <message>
-        <source>, about %1 left</source>
-        <translation>，预计剩余 %1</translation>
-    </message>
-    <message>
-        <source>Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6</source>
-        <translation>第 %1 轮，第 %2 步 — 损失 %3，%4 张图像/秒，输入等待 %5 %%6</translation>
-    </message>
-    <message>
-        <source>Epoch %1</source>
-        <translation>第 %1 轮</translation>
-    </message>
-    <message>
-        <source>train loss %1</source>
-        <translation>训练损失 %1</translation>
-    </message>
-    <message>
-        <source>validation loss %1</source>
-        <translation>验证损失 %1</translation>
-    </message>
-    <message>
-        <source>train top-1 %1 %</source>
-        <translation>训练 Top-1 %1 %</translation>
-    </message>
-    <message>
-        <source>validation top-1 %1 %</source>
-        <translation>验证 Top-1 %1 %</translation>
-    </message>
-    <message>
-        <source>top-5 %1 %</source>
-        <translation>Top-5 %1 %</translation>
-    </message>
-    <message>
         <source>Finished: %1</source>
         <translation>已完成：%1</translation>
     </message>
@@ -3560,64 +3663,8 @@ Index: %2</source>
         <translation>继续</translation>
     </message>
     <message>
-        <source>Save as Preset…</source>
-        <translation>另存为预设…</translation>
-    </message>
-    <message>
-        <source>Delete Preset</source>
-        <translation>删除预设</translation>
-    </message>
-    <message>
-        <source>Put a preset&apos;s settings into the forms: the built-in recipes, or settings you saved.</source>
-        <translation>将预设的设置填入表单：内置方案，或你保存的设置。</translation>
-    </message>
-    <message>
-        <source>Save the current settings (everything but the dataset, the model and the devices) under a name, in %1.</source>
-        <translation>将当前设置（数据集、模型和设备除外）以指定名称保存到 %1 中。</translation>
-    </message>
-    <message>
-        <source>Delete the chosen saved preset.</source>
-        <translation>删除所选的已保存预设。</translation>
-    </message>
-    <message>
-        <source>Measured on the CPU with a forward and backward pass of the model at batch 2 and 4, scaled to the batch; parameters, gradients and optimiser state are counted. Not included: the CUDA context and cuDNN workspaces.</source>
-        <translation>在 CPU 上以批大小 2 和 4 对模型执行前向和反向传播进行测量，再按批大小换算；计入参数、梯度和优化器状态。不包括：CUDA 上下文和 cuDNN 工作空间。</translation>
-    </message>
-    <message>
-        <source>Preset</source>
-        <translation>预设</translation>
-    </message>
-    <message>
-        <source>Pre-flight check</source>
-        <translation>启动前检查</translation>
-    </message>
-    <message>
-        <source>Save as Preset</source>
-        <translation>另存为预设</translation>
-    </message>
-    <message>
-        <source>Name of the preset:</source>
-        <translation>预设名称：</translation>
-    </message>
-    <message>
         <source>The preset was not saved: %1</source>
         <translation>预设未保存：%1</translation>
-    </message>
-    <message>
-        <source>Delete the preset &quot;%1&quot;?</source>
-        <translation>删除预设“%1”吗？</translation>
-    </message>
-    <message>
-        <source>Choose a preset…</source>
-        <translation>选择预设…</translation>
-    </message>
-    <message>
-        <source>%1 (built-in)</source>
-        <translation>%1（内置）</translation>
-    </message>
-    <message>
-        <source>Some saved presets cannot be read: %1</source>
-        <translation>部分已保存的预设无法读取：%1</translation>
     </message>
     <message>
         <source>It expects pretrained weights, but the Model page trains from scratch: choose model-zoo weights or a weights file there.</source>
@@ -3636,58 +3683,6 @@ Index: %2</source>
         <translation>没有预设“%1”。</translation>
     </message>
     <message>
-        <source>Saved in %1.</source>
-        <translation>已保存到 %1。</translation>
-    </message>
-    <message>
-        <source>Ready to start on %1.</source>
-        <translation>已就绪，可在 %1 上开始。</translation>
-    </message>
-    <message>
-        <source>Not ready: %1</source>
-        <translation>未就绪：%1</translation>
-    </message>
-    <message>
-        <source>Memory: correct the settings first.</source>
-        <translation>内存：请先更正设置。</translation>
-    </message>
-    <message>
-        <source>Memory: choose a converted dataset to estimate it.</source>
-        <translation>内存：请选择已转换的数据集以进行估算。</translation>
-    </message>
-    <message>
-        <source>Estimating the memory…</source>
-        <translation>正在估算内存…</translation>
-    </message>
-    <message>
-        <source>Cannot estimate the memory: %1</source>
-        <translation>无法估算内存：%1</translation>
-    </message>
-    <message>
-        <source>Memory per rank: about %1 — weights %2, gradients %3, optimiser state %4, activations %5 (batch %6 at %7 px)</source>
-        <translation>每个 rank 的内存：约 %1 — 权重 %2，梯度 %3，优化器状态 %4，激活值 %5（批大小 %6，%7 像素）</translation>
-    </message>
-    <message>
-        <source>, image cache %1</source>
-        <translation>，图像缓存 %1</translation>
-    </message>
-    <message>
-        <source>; available: %1 per rank.</source>
-        <translation>；可用：每个 rank %1。</translation>
-    </message>
-    <message>
-        <source>fp16 measured as bf16 on the CPU (same width).</source>
-        <translation>fp16 在 CPU 上按 bf16 测量（位宽相同）。</translation>
-    </message>
-    <message>
-        <source>Add the CUDA context and cuDNN workspaces (often 0.5–1 GiB).</source>
-        <translation>另需加上 CUDA 上下文和 cuDNN 工作空间（通常为 0.5–1 GiB）。</translation>
-    </message>
-    <message>
-        <source>Warning: this is more than %1 has. Lower the batch size or the image size, train in bf16, or freeze more of the backbone on the Model page.</source>
-        <translation>警告：这超出了 %1 的容量。请减小批大小或图像尺寸、使用 bf16 训练，或在模型页冻结更多骨干网络层。</translation>
-    </message>
-    <message>
         <source>devices: %1 not on this machine; choose the devices to train on.</source>
         <translation>设备：%1 不在本机上；请选择用于训练的设备。</translation>
     </message>
@@ -3698,22 +3693,6 @@ Index: %2</source>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Preview&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The same eight training images through the current steps, as the model will see them. Re-roll draws new random parameters.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;预览&lt;/b&gt;&lt;/p&gt;&lt;p&gt;同样八张训练图像经过当前步骤后的样子，即模型将看到的图像。“重新随机”会抽取新的随机参数。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>Checkpoint at step %1: %2</source>
-        <translation>第 %1 步的检查点：%2</translation>
-    </message>
-    <message>
-        <source>Resumed at step %1.</source>
-        <translation>已从第 %1 步恢复。</translation>
-    </message>
-    <message>
-        <source>Step %1 skipped: fp16 gradients overflowed (%2 skipped so far).</source>
-        <translation>已跳过第 %1 步：fp16 梯度溢出（目前共跳过 %2 步）。</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;&lt;b&gt;Pre-flight check&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Before a run starts, Lathe checks that the shards exist and have a training split, that the model&apos;s input channels suit them, that the chosen weights are on disk, and estimates the memory one rank needs: weights, gradients, optimiser state and activations (measured on a few real steps of the model, then scaled to the batch). It warns when that exceeds the chosen devices&apos; memory. A failed check keeps the run from starting and says why; the memory warning only warns.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;启动前检查&lt;/b&gt;&lt;/p&gt;&lt;p&gt;运行开始前，Lathe 会检查分片是否存在且包含训练集、模型的输入通道是否与之匹配、所选权重是否在磁盘上，并估算每个 rank 所需的内存：权重、梯度、优化器状态和激活值（在模型的几个真实训练步上测得，再按批大小换算）。超出所选设备的内存时会给出警告。检查未通过时运行不会开始，并说明原因；内存警告只是提醒。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -3797,6 +3776,53 @@ Index: %2</source>
     <message>
         <source>%1 at step %2: %3</source>
         <translation>第 %2 步的%1：%3</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TrainingLivePanel</name>
+    <message>
+        <source>, about %1 left</source>
+        <translation>，预计剩余 %1</translation>
+    </message>
+    <message>
+        <source>Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6</source>
+        <translation>第 %1 轮，第 %2 步 — 损失 %3，%4 张图像/秒，输入等待 %5 %%6</translation>
+    </message>
+    <message>
+        <source>Epoch %1</source>
+        <translation>第 %1 轮</translation>
+    </message>
+    <message>
+        <source>train loss %1</source>
+        <translation>训练损失 %1</translation>
+    </message>
+    <message>
+        <source>validation loss %1</source>
+        <translation>验证损失 %1</translation>
+    </message>
+    <message>
+        <source>train top-1 %1 %</source>
+        <translation>训练 Top-1 %1 %</translation>
+    </message>
+    <message>
+        <source>validation top-1 %1 %</source>
+        <translation>验证 Top-1 %1 %</translation>
+    </message>
+    <message>
+        <source>top-5 %1 %</source>
+        <translation>Top-5 %1 %</translation>
+    </message>
+    <message>
+        <source>Checkpoint at step %1: %2</source>
+        <translation>第 %1 步的检查点：%2</translation>
+    </message>
+    <message>
+        <source>Resumed at step %1.</source>
+        <translation>已从第 %1 步恢复。</translation>
+    </message>
+    <message>
+        <source>Step %1 skipped: fp16 gradients overflowed (%2 skipped so far).</source>
+        <translation>已跳过第 %1 步：fp16 梯度溢出（目前共跳过 %2 步）。</translation>
     </message>
 </context>
 <context>

@@ -16,7 +16,7 @@ namespace lathe::ui {
 class ImageCanvas;
 
 // One image with the model's top-k predictions and its Grad-CAM heat map blended over it, for
-// the predicted class or a class chosen in the combo box. The widget only shows: the page
+// the predicted class or a class chosen in the combo box. The widget only shows: GradCamPanel
 // computes the map (engine::gradCam, on a worker thread) when classRequested() asks for one.
 // For backbones without a spatial feature map it says so instead of showing a map.
 class GradCamView : public QWidget
