@@ -97,7 +97,7 @@ shot evaluate light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"
 # confusion-matrix cell true Pullover / predicted Shirt lists exactly those images, and a click on
 # the first of them opens it with its Grad-CAM heat map.
 evaluate_resnet="mousemove 40 197 click 1 sleep 4 mousemove 770 50 click 1 sleep 1 key Down key Return sleep 3 \
-  mousemove 690 85 click 1 sleep 40 mousemove 491 431 click 1 sleep 3"
+  mousemove 547 85 click 1 sleep 40 mousemove 491 431 click 1 sleep 3"
 shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
 shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"
 # The Export page: the resnet18 run (second in the Run list) in all five formats, INT8 with
