@@ -127,6 +127,9 @@ private:
     bool m_open = false;
 };
 
+
+} // namespace
+
 QString csvField(const QString &field)
 {
     static const QString special = QStringLiteral(",\"\r\n");
@@ -139,8 +142,6 @@ QString csvField(const QString &field)
     escaped.replace(QLatin1Char('"'), QStringLiteral("\"\""));
     return QLatin1Char('"') + escaped + QLatin1Char('"');
 }
-
-} // namespace
 
 Catalog::Catalog(const QSqlDatabase &db)
     : m_db(db)

@@ -116,6 +116,10 @@ private:
     QSqlDatabase m_db;
 };
 
+// A CSV field as written (RFC 4180): quoted, inner quotes doubled, when it holds a comma, a quote,
+// a line break or leading/trailing spaces. Every CSV Lathe's UI saves goes through it.
+QString csvField(const QString &field);
+
 } // namespace lathe::workspace
 
 Q_DECLARE_METATYPE(lathe::workspace::ImportSummary)

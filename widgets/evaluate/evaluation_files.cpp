@@ -7,15 +7,6 @@
 
 namespace lathe::ui {
 
-QString csvField(QString text)
-{
-    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n'))) {
-        text.replace(QLatin1String("\""), QLatin1String("\"\""));
-        return QLatin1Char('"') + text + QLatin1Char('"');
-    }
-    return text;
-}
-
 void writeFileAtomic(const QString &path, const QByteArray &bytes)
 {
     QSaveFile file(path);

@@ -8,10 +8,6 @@ namespace lathe::ui {
 // Writing what the Evaluate page saves (metrics, the confusion matrix, prediction results):
 // shared by the page and its Predict tab, called on worker threads.
 
-// A CSV field as written: quoted (inner quotes doubled) when it holds a comma, a quote or a
-// line break.
-QString csvField(QString text);
-
 // Writes bytes to path through a temporary file renamed over it (QSaveFile), so a failed save
 // never leaves half a file; throws workspace::WorkspaceError naming the file and the reason.
 void writeFileAtomic(const QString &path, const QByteArray &bytes);

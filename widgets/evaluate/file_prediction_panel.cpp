@@ -2,6 +2,7 @@
 
 #include "common/background_task.h"
 #include "evaluate/evaluation_files.h"
+#include "workspace/catalog.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -185,13 +186,13 @@ void FilePredictionPanel::savePredictionsCsv(const QString &path)
             header << QStringLiteral("error");
             QString text = header.join(QLatin1Char(',')) + QLatin1Char('\n');
             for (const engine::FilePrediction &p : results) {
-                QStringList fields{csvField(QString::fromStdString(p.path))};
+                QStringList fields{workspace::csvField(QString::fromStdString(p.path))};
                 for (int i = 0; i < k; ++i) {
                     const bool has = i < int(p.topNames.size()) && i < int(p.topProbs.size());
-                    fields << (has ? csvField(QString::fromStdString(p.topNames[i])) : QString())
+                    fields << (has ? workspace::csvField(QString::fromStdString(p.topNames[i])) : QString())
                            << (has ? QString::number(p.topProbs[i], 'g', 6) : QString());
                 }
-                fields << csvField(QString::fromStdString(p.error));
+                fields << workspace::csvField(QString::fromStdString(p.error));
                 text += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
             }
             writeFileAtomic(path, text.toUtf8());
