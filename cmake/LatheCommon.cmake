@@ -35,8 +35,11 @@ target_compile_definitions(lathe_common INTERFACE
 # Every test's environment: the venv's python for the peers, and OpenMP threads that sleep
 # while they wait, as lathe and lathe-cli make theirs (app/common/passive_openmp_waits.cpp):
 # spinning waits burn the shared CPUs (under load a short training run took 1.2 s passive and
-# up to 38 s spinning).
-set(LATHE_TEST_ENV "LATHE_PYTHON=${LATHE_PYTHON};OMP_WAIT_POLICY=PASSIVE")
+# up to 38 s spinning). A macro, so LATHE_PYTHON (set by LatheTorch.cmake, included after this
+# file) is read when a test is added: on a first configure it is not yet defined here.
+macro(lathe_test_env out)
+  set(${out} "LATHE_PYTHON=${LATHE_PYTHON};OMP_WAIT_POLICY=PASSIVE")
+endmacro()
 
 # Test helper: one executable per test source, registered with ctest.
 function(lathe_add_test name)
@@ -49,7 +52,8 @@ function(lathe_add_test name)
   target_compile_definitions(${name} PRIVATE LATHE_PYTHON="${LATHE_PYTHON}" LATHE_SOURCE_ROOT="${PROJECT_SOURCE_DIR}"
     LATHE_EXPECT_LIBTORCH="${Torch_VERSION}" LATHE_EXPECT_LIBTORCH_CUDA="${LATHE_TORCH_CUDA_VERSION}")
   add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${LATHE_TEST_ENV};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
+  lathe_test_env(test_env)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${test_env};${T_ENV}" LABELS "${T_LABELS}" TIMEOUT 600)
 endfunction()
 
 # A test that is a bash script: lathe_add_script_test(NAME SCRIPT [ARGS...] LABELS ... TIMEOUT s).
@@ -61,8 +65,9 @@ function(lathe_add_script_test name script)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  lathe_test_env(test_env)
   set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "${LATHE_TEST_ENV};LATHE_EXPECT_LIBTORCH=${Torch_VERSION};LATHE_EXPECT_LIBTORCH_CUDA=${LATHE_TORCH_CUDA_VERSION};${T_ENV}"
+    ENVIRONMENT "${test_env};LATHE_EXPECT_LIBTORCH=${Torch_VERSION};LATHE_EXPECT_LIBTORCH_CUDA=${LATHE_TORCH_CUDA_VERSION};${T_ENV}"
     LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
 endfunction()
 
