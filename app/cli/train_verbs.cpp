@@ -212,7 +212,7 @@ void addTrain(CLI::App &app, CliContext &context)
             else
                 std::cout << "run " << summary.value("status", "") << ": " << summary.value("steps", 0) << " steps, "
                           << summary.value("epochs", 0) << " epochs; " << a->out << '\n';
-            return summary.value("status", "") == "cancelled" ? 130 : 0;
+            return summary.value("status", "") == engine::run_state::kCancelled ? 130 : 0;
         };
     });
 }

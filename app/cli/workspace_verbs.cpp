@@ -166,8 +166,7 @@ void addDemo(CLI::App &app, CliContext &context)
             const std::string run = shellArg(project + "/runs/demo-resnet18");
             const nlohmann::json next = {
                 "lathe-cli convert " + shellArg(images) + " " + shards,
-                "lathe-cli train --data " + shards + " --out " + run
-                    + " --arch resnet18 --image-size 32 --epochs 3 --batch 32 --lr 0.05",
+                "lathe-cli train --config " + shellArg(r.recipeFile.toStdString()) + " --data " + shards + " --out " + run,
                 "lathe-cli eval --run " + run + " --split val"};
             const nlohmann::json doc = {{"project", project},
                                         {"images", images},
@@ -175,6 +174,7 @@ void addDemo(CLI::App &app, CliContext &context)
                                         {"train_images", r.train},
                                         {"val_images", r.val},
                                         {"test_images", r.test},
+                                        {"recipe", r.recipeFile.toStdString()},
                                         {"reused", r.reused},
                                         {"import", importJson(r.import)},
                                         {"next", next}};

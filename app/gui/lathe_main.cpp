@@ -1,12 +1,14 @@
 // lathe: the desktop workbench.
 #include "common/event_loop_monitor.h"
 #include "common/theme.h"
+#include "common/wheel_guard.h"
 #include "engine/base/runtime_info.h"
 #include "shell/main_window.h"
 #include "workspace/demo_project_job.h"
 #include "workspace/settings.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
@@ -32,42 +34,67 @@ void installTranslators(QApplication &app, const QString &language)
         QApplication::installTranslator(qt);
 }
 
+// The command line; --help, --version and a mistake are answered before the GUI starts.
+struct CommandLine
+{
+    QCommandLineParser parser;
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    const QCommandLineOption demo{QStringLiteral("demo"), QStringLiteral("Build the Fashion-MNIST demo project and open it")};
+    const QCommandLineOption demoDir{QStringLiteral("demo-dir"),
+                                     QStringLiteral("Folder for the demo (default: %1)")
+                                         .arg(lathe::workspace::DemoProjectJob::defaultRoot()),
+                                     QStringLiteral("DIR")};
+    const QCommandLineOption language{QStringLiteral("language"), QStringLiteral("Override the language (en, zh_CN)"),
+                                      QStringLiteral("LOCALE")};
+
+    CommandLine()
+    {
+        parser.setApplicationDescription(QStringLiteral("Lathe: a workbench for training image classifiers"));
+        parser.addOptions({demo, demoDir, language});
+        parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project folder to open"));
+    }
+};
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Lathe"));
     QApplication::setApplicationName(QStringLiteral("lathe"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Lathe"));
     QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
+    CommandLine commandLine;
+    {
+        // Without a display QApplication cannot start: --help, --version and an unknown option
+        // print (and exit) from a QCoreApplication, so that they work in any terminal.
+        QStringList arguments;
+        for (int i = 0; i < argc; ++i)
+            arguments << QString::fromLocal8Bit(argv[i]);
+        if (!commandLine.parser.parse(arguments) || commandLine.parser.isSet(commandLine.help) ||
+            commandLine.parser.isSet(QStringLiteral("help-all")) || commandLine.parser.isSet(commandLine.version)) {
+            QCoreApplication console(argc, argv);
+            commandLine.parser.process(console); // prints and exits
+        }
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationDisplayName(QStringLiteral("Lathe"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/lathe.png")));
     QApplication::setDesktopFileName(QStringLiteral("lathe"));
     lathe::ui::EventLoopMonitor::application(); // the GUI thread's latency, shown in About
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Lathe: a workbench for training image classifiers"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Build the Fashion-MNIST demo project and open it"));
-    const QCommandLineOption demoDir(QStringLiteral("demo-dir"), QStringLiteral("Folder for the demo (default: %1)")
-                                                                     .arg(lathe::workspace::DemoProjectJob::defaultRoot()),
-                                     QStringLiteral("DIR"));
-    const QCommandLineOption language(QStringLiteral("language"), QStringLiteral("Override the language (en, zh_CN)"),
-                                      QStringLiteral("LOCALE"));
-    parser.addOptions({demo, demoDir, language});
-    parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project folder to open"));
-    parser.process(app);
+    lathe::ui::installWheelGuard(app); // the wheel scrolls pages; it edits only a focused setting
+    const QCommandLineParser &parser = commandLine.parser;
+    commandLine.parser.process(app);
 
     lathe::workspace::Settings settings;
-    installTranslators(app, parser.isSet(language) ? parser.value(language) : settings.language());
+    installTranslators(app, parser.isSet(commandLine.language) ? parser.value(commandLine.language) : settings.language());
     lathe::ui::applyTheme(settings.theme());
     lathe::engine::configureTorchThreads();
 
     lathe::ui::MainWindow window(&settings);
     window.show();
-    if (parser.isSet(demo) || parser.isSet(demoDir))
-        window.startDemo(parser.isSet(demoDir) ? parser.value(demoDir) : lathe::workspace::DemoProjectJob::defaultRoot());
+    if (parser.isSet(commandLine.demo) || parser.isSet(commandLine.demoDir))
+        window.startDemo(parser.isSet(commandLine.demoDir) ? parser.value(commandLine.demoDir) : lathe::workspace::DemoProjectJob::defaultRoot());
     else if (!parser.positionalArguments().isEmpty()) {
         // A project folder, or its project.sqlite (what the desktop entry passes for a file).
         const QFileInfo target(parser.positionalArguments().constFirst());

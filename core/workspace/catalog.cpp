@@ -10,6 +10,8 @@
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <optional>
+
 namespace lathe::workspace {
 namespace {
 
@@ -18,7 +20,7 @@ QString fromStd(const std::string &text)
     return QString::fromStdString(text);
 }
 
-// SQLite integers are signed 64-bit: unsigned values (seeds, dHashes) keep their bit pattern.
+// SQLite integers are signed 64-bit: unsigned values (seeds) keep their bit pattern.
 qint64 toStoredBits(quint64 value)
 {
     return static_cast<qint64>(value);
@@ -27,6 +29,30 @@ qint64 toStoredBits(quint64 value)
 quint64 fromStoredBits(const QVariant &value)
 {
     return static_cast<quint64>(value.toLongLong());
+}
+
+// The perceptual hash as 64 hex digits, its words in order, each big-endian.
+QString hashToHex(const engine::PerceptualHash &hash)
+{
+    QString hex;
+    for (std::uint64_t word : hash)
+        hex += QStringLiteral("%1").arg(word, 16, 16, QLatin1Char('0'));
+    return hex;
+}
+
+// Empty (or malformed) text: no hash.
+std::optional<engine::PerceptualHash> hashFromHex(const QString &hex)
+{
+    engine::PerceptualHash hash{};
+    if (hex.size() != int(hash.size()) * 16)
+        return std::nullopt;
+    for (std::size_t i = 0; i < hash.size(); ++i) {
+        bool ok = false;
+        hash[i] = hex.mid(qsizetype(i) * 16, 16).toULongLong(&ok, 16);
+        if (!ok)
+            return std::nullopt;
+    }
+    return hash;
 }
 
 engine::ImageStatus statusFromName(const QString &name)
@@ -51,7 +77,8 @@ engine::ImageFormat formatFromName(const QString &name)
 // The columns images() and image() read, in this order.
 const QString kImageSelect = QStringLiteral(
     "SELECT i.id, i.rel_path, c.name, o.name, i.split, i.status, i.reason, i.size, i.width, i.height,"
-    " i.channels, i.bit_depth, i.format, i.exif_orientation, i.sha256, i.excluded, i.near_dup_group"
+    " i.channels, i.bit_depth, i.format, i.exif_orientation, i.sha256, i.excluded, i.near_dup_group,"
+    " i.near_dup_distance"
     " FROM images i"
     " LEFT JOIN classes c ON c.id = i.class_id"
     " LEFT JOIN classes o ON o.id = i.label_override_id ");
@@ -76,11 +103,13 @@ CatalogImage readImage(const QSqlQuery &query)
     image.sha256 = query.value(14).toString();
     image.excluded = query.value(15).toInt() != 0;
     image.nearDuplicateGroup = query.value(16).isNull() ? -1 : query.value(16).toInt();
+    image.nearDuplicateDistance = query.value(17).isNull() ? -1 : query.value(17).toInt();
     return image;
 }
 
 const QString kDatasetSelect = QStringLiteral(
-    "SELECT id, name, source_dir, folder_splits, seed, val_fraction, test_fraction, imported_at FROM datasets ");
+    "SELECT id, name, source_dir, folder_splits, seed, val_fraction, test_fraction, imported_at,"
+    " near_dup_threshold, near_dup_bits, shards_dir FROM datasets ");
 
 DatasetInfo readDataset(const QSqlQuery &query)
 {
@@ -93,6 +122,9 @@ DatasetInfo readDataset(const QSqlQuery &query)
     info.valFraction = query.value(5).toDouble();
     info.testFraction = query.value(6).toDouble();
     info.importedAt = query.value(7).toString();
+    info.nearDuplicateThreshold = query.value(8).toInt();
+    info.nearDuplicateBits = query.value(9).toInt();
+    info.shardsDir = query.value(10).toString();
     return info;
 }
 
@@ -246,7 +278,7 @@ std::vector<engine::ScannedImage> Catalog::previousScan(int datasetId) const
 {
     QSqlQuery query = prepare(QStringLiteral(
         "SELECT i.rel_path, c.name, i.split, i.size, i.mtime_ns, i.width, i.height, i.channels, i.bit_depth, i.cmyk,"
-        " i.format, i.exif_orientation, i.sha256, i.dhash, i.status, i.reason"
+        " i.format, i.exif_orientation, i.sha256, i.near_hash, i.status, i.reason"
         " FROM images i LEFT JOIN classes c ON c.id = i.class_id"
         " WHERE i.dataset_id = ? ORDER BY i.rel_path"));
     query.addBindValue(datasetId);
@@ -267,9 +299,13 @@ std::vector<engine::ScannedImage> Catalog::previousScan(int datasetId) const
         image.header.format = formatFromName(query.value(10).toString());
         image.header.exifOrientation = query.value(11).toInt();
         image.sha256 = query.value(12).toString().toStdString();
-        image.dhash = fromStoredBits(query.value(13));
         image.status = statusFromName(query.value(14).toString());
         image.reason = query.value(15).toString().toStdString();
+        const std::optional<engine::PerceptualHash> hash = hashFromHex(query.value(13).toString());
+        // A decoded image without the current hash (imported before it existed) is read again.
+        if (image.status != engine::ImageStatus::Rejected && !hash)
+            continue;
+        image.hash = hash.value_or(engine::PerceptualHash{});
         result.push_back(std::move(image));
     }
     return result;
@@ -290,16 +326,19 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     {
         QSqlQuery query = prepare(summary.datasetId == 0
                                       ? QStringLiteral("INSERT INTO datasets(source_dir, folder_splits, seed, val_fraction,"
-                                                       " test_fraction, imported_at, name) VALUES(?, ?, ?, ?, ?, ?, ?)")
+                                                       " test_fraction, imported_at, near_dup_threshold, near_dup_bits,"
+                                                       " name) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)")
                                       : QStringLiteral("UPDATE datasets SET source_dir = ?, folder_splits = ?, seed = ?,"
-                                                       " val_fraction = ?, test_fraction = ?, imported_at = ?"
-                                                       " WHERE name = ?"));
+                                                       " val_fraction = ?, test_fraction = ?, imported_at = ?,"
+                                                       " near_dup_threshold = ?, near_dup_bits = ? WHERE name = ?"));
         query.addBindValue(sourceDir);
         query.addBindValue(scan.folderSplits ? 1 : 0);
         query.addBindValue(toStoredBits(options.seed));
         query.addBindValue(options.valFraction);
         query.addBindValue(options.testFraction);
         query.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+        query.addBindValue(scan.nearDuplicateDistance);
+        query.addBindValue(scan.nearDuplicateDistance > 0 ? scan.hashBits : 0);
         query.addBindValue(name);
         exec(query);
         if (summary.datasetId == 0)
@@ -355,10 +394,16 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     }
 
     std::vector<int> nearGroup(scan.images.size(), -1);
+    std::vector<int> nearDistance(scan.images.size(), -1);
     for (std::size_t group = 0; group < scan.nearDuplicates.size(); ++group) {
-        for (int index : scan.nearDuplicates[group]) {
-            if (index >= 0 && std::size_t(index) < nearGroup.size())
-                nearGroup[std::size_t(index)] = int(group);
+        const std::vector<int> &members = scan.nearDuplicates[group];
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            const int index = members[k];
+            if (index < 0 || std::size_t(index) >= nearGroup.size())
+                continue;
+            nearGroup[std::size_t(index)] = int(group);
+            if (group < scan.nearDuplicateDistances.size() && k < scan.nearDuplicateDistances[group].size())
+                nearDistance[std::size_t(index)] = scan.nearDuplicateDistances[group][k];
         }
     }
     summary.nearDuplicateGroups = int(scan.nearDuplicates.size());
@@ -366,22 +411,22 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     // The scan's columns, in the order both statements below bind them.
     QSqlQuery insert = prepare(QStringLiteral(
         "INSERT INTO images(class_id, split, size, mtime_ns, width, height, channels, bit_depth, cmyk, format,"
-        " exif_orientation, sha256, dhash, status, reason, near_dup_group, dataset_id, rel_path)"
-        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        " exif_orientation, sha256, near_hash, status, reason, near_dup_group, near_dup_distance, dataset_id, rel_path)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     // The CASEs see the row's old sha256: the user's exclusion and relabel stay with the same
     // content and are dropped when the file now holds another picture. The scan's columns are
     // bound a second time for the WHERE, which skips rows that would not change: a re-import
     // of an untouched folder then writes nothing and leaves the indexes alone.
     QSqlQuery update = prepare(QStringLiteral(
         "UPDATE images SET class_id = ?, split = ?, size = ?, mtime_ns = ?, width = ?, height = ?, channels = ?,"
-        " bit_depth = ?, cmyk = ?, format = ?, exif_orientation = ?, sha256 = ?, dhash = ?, status = ?, reason = ?,"
-        " near_dup_group = ?,"
+        " bit_depth = ?, cmyk = ?, format = ?, exif_orientation = ?, sha256 = ?, near_hash = ?, status = ?, reason = ?,"
+        " near_dup_group = ?, near_dup_distance = ?,"
         " label_override_id = CASE WHEN sha256 = ? THEN label_override_id ELSE NULL END,"
         " excluded = CASE WHEN sha256 = ? THEN excluded ELSE 0 END"
         " WHERE id = ? AND NOT (class_id IS ? AND split = ? AND size = ? AND mtime_ns = ? AND width = ? AND height = ?"
         " AND channels = ? AND bit_depth = ? AND cmyk = ? AND format = ? AND exif_orientation = ? AND sha256 = ?"
-        " AND dhash = ? AND status = ? AND reason = ? AND near_dup_group IS ?)"));
-    constexpr int kScanColumns = 16;
+        " AND near_hash = ? AND status = ? AND reason = ? AND near_dup_group IS ? AND near_dup_distance IS ?)"));
+    constexpr int kScanColumns = 17;
     const QVariant nullInt(QMetaType::fromType<int>());
     for (std::size_t index = 0; index < scan.images.size(); ++index) {
         const engine::ScannedImage &image = scan.images[index];
@@ -403,10 +448,11 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
             QString::fromLatin1(engine::formatName(image.header.format)),
             image.header.exifOrientation,
             sha256,
-            toStoredBits(image.dhash),
+            image.status == engine::ImageStatus::Rejected ? QString() : hashToHex(image.hash),
             QString::fromLatin1(engine::statusName(image.status)),
             fromStd(image.reason),
             nearGroup[index] < 0 ? nullInt : QVariant(nearGroup[index]),
+            nearDistance[index] < 0 ? nullInt : QVariant(nearDistance[index]),
         };
         for (int column = 0; column < kScanColumns; ++column)
             query.bindValue(column, values[column]);
@@ -468,6 +514,14 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     if (!transaction.commit())
         fail(transaction.lastError());
     return summary;
+}
+
+void Catalog::setShardsDir(int datasetId, const QString &dir)
+{
+    QSqlQuery query = prepare(QStringLiteral("UPDATE datasets SET shards_dir = ? WHERE id = ?"));
+    query.addBindValue(QDir::cleanPath(dir));
+    query.addBindValue(datasetId);
+    exec(query);
 }
 
 void Catalog::setExcluded(qint64 imageId, bool excluded)

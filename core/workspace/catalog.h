@@ -24,6 +24,11 @@ struct DatasetInfo
     double valFraction = 0.1;
     double testFraction = 0.1;
     QString importedAt; // ISO 8601, UTC
+    // How the last import grouped near duplicates: members lie within nearDuplicateThreshold of
+    // nearDuplicateBits hash bits of their group's representative (0: not grouped so yet).
+    int nearDuplicateThreshold = 0;
+    int nearDuplicateBits = 0;
+    QString shardsDir; // the folder of the latest conversion to shards; empty when none was recorded
 };
 
 // One image row of the catalog.
@@ -46,6 +51,7 @@ struct CatalogImage
     QString sha256;
     bool excluded = false;    // the user took it out; the file is untouched
     int nearDuplicateGroup = -1;
+    int nearDuplicateDistance = -1; // hash bits from its group's representative (0: the representative)
 
     // Ok, not excluded: what training will see.
     bool usable() const { return status == QLatin1String("ok") && !excluded; }
@@ -100,6 +106,9 @@ public:
     // files that are gone are deleted, new and changed files are inserted or updated, and
     // exclusions and relabels of files that did not change are kept.
     ImportSummary applyScan(const QString &name, const engine::ScanOptions &options, const engine::ScanResult &scan);
+
+    // Records dir as the dataset's latest conversion to shards (DatasetInfo::shardsDir).
+    void setShardsDir(int datasetId, const QString &dir);
 
     void setExcluded(qint64 imageId, bool excluded);
     // className must be one of the dataset's classes; relabel to the folder class clears it.

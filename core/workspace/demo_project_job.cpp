@@ -1,12 +1,15 @@
 #include "workspace/demo_project_job.h"
 
+#include "engine/base/runtime_info.h"
 #include "engine/dataset/demo_data.h"
 #include "workspace/import_job.h"
 #include "workspace/project.h"
+#include "workspace/quick_recipe.h"
 #include "workspace/workspace_error.h"
 
 #include <QDir>
 #include <QDirIterator>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace lathe::workspace {
@@ -82,6 +85,14 @@ QVariant DemoProjectJob::execute()
     project->setMeta(QStringLiteral("demo_train_images"), QString::number(result.train));
     project->setMeta(QStringLiteral("demo_val_images"), QString::number(result.val));
     project->setMeta(QStringLiteral("demo_test_images"), QString::number(result.test));
+
+    // The recipe as a run config for lathe-cli (the GUI applies the same recipe to its pages).
+    const Recipe recipe = recipeForMachine(engine::runtimeInfo().cudaDevices);
+    result.recipeFile = QDir(project->folder()).filePath(QStringLiteral("recipe.json"));
+    QSaveFile recipeFile(result.recipeFile);
+    const QByteArray recipeText = QByteArray::fromStdString(recipe.config.dump(2) + "\n");
+    if (!recipeFile.open(QIODevice::WriteOnly) || recipeFile.write(recipeText) != recipeText.size() || !recipeFile.commit())
+        throw WorkspaceError(tr("%1: cannot write the recipe: %2").arg(result.recipeFile, recipeFile.errorString()));
 
     const QString databasePath = project->databasePath();
     result.project = project->folder();

@@ -17,6 +17,9 @@ struct ListedRun
     // engine::readRunInfo's. A run that cannot be read is listed all the same, as a failed run:
     // info.state "failed", info.message and problem the reason.
     engine::RunInfo info;
+    // The dataset it trains on: the folder name of its config's data.shards, as the Data and
+    // Train pages name datasets; empty when the config names none.
+    QString dataset;
     // With RunDetail::Checkpoints: checkpointChoices(dir); empty when the run has none or they
     // cannot be read (problem then says why).
     QStringList checkpoints;
@@ -35,6 +38,25 @@ QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail = RunDetail
 // "best" and "last" (engine::listCheckpoints), then the kept "step-<n>", newest first. Reads
 // the disk like listRuns. Throws EngineError when a sidecar cannot be read.
 QStringList checkpointChoices(const QString &runDir);
+
+// Whether a run has something to evaluate or export: it could be read, it has a checkpoint, and
+// it finished or completed at least one epoch. A run stopped (or killed) before the end of its
+// first epoch has only the weights of a few steps: it never counts.
+bool isTrained(const ListedRun &run);
+
+// The run the Evaluate and Export pages show when the user chose none: the newest trained run
+// that finished, else the newest trained run (stopped, interrupted, running); "newest" by the
+// time of its first event, then by folder name. -1 when no run is trained.
+int defaultRunIndex(const QVector<ListedRun> &runs);
+
+// A running run whose TrainJob the user paused. Only the workbench knows it (the run folder does
+// not change), so it is a display state beside engine::run_state's, never a RunInfo::state.
+inline constexpr const char *kPausedState = "paused";
+
+// The name every page gives a run state (engine::run_state, or kPausedState), translated:
+// Running, Paused, Finished, Failed, Stopped (cancelled: Stop or Ctrl+C), Interrupted. Any other
+// text is returned as it is.
+QString runStateText(const QString &state);
 
 } // namespace lathe::workspace
 

@@ -14,6 +14,18 @@ class Tr
     Q_DECLARE_TR_FUNCTIONS(lathe::workspace::Migrations)
 };
 
+bool hasColumn(QSqlDatabase &db, const QString &table, const QString &column)
+{
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("PRAGMA table_info(%1)").arg(table)))
+        return false; // the ALTER TABLE then reports what is wrong
+    while (query.next()) {
+        if (query.value(1).toString() == column)
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 const std::vector<Migration> &projectMigrations()
@@ -105,6 +117,20 @@ const std::vector<Migration> &projectMigrations()
                          " out_dir TEXT NOT NULL,"
                          " status TEXT NOT NULL CHECK(status IN ('ok', 'failed')),"
                          " report_json TEXT NOT NULL)")}},
+        // Near-duplicate groups gathered around a representative, with a 256-bit perceptual
+        // hash (near_hash, hex; the 64-bit dhash column is no longer written): each member's
+        // Hamming distance to the representative's hash, and the dataset's threshold and hash
+        // size (0: not grouped this way yet; a re-import does, reading the files again for
+        // their new hash). The groups of earlier imports chained unrelated images together and
+        // are dropped. shards_dir: the folder of the dataset's latest conversion, so the Data
+        // page shows its shards when the project is opened again.
+        {5,
+         {QStringLiteral("UPDATE images SET near_dup_group = NULL, near_dup_distance = NULL")},
+         {{QStringLiteral("images"), QStringLiteral("near_hash"), QStringLiteral("TEXT NOT NULL DEFAULT ''")},
+          {QStringLiteral("images"), QStringLiteral("near_dup_distance"), QStringLiteral("INTEGER")},
+          {QStringLiteral("datasets"), QStringLiteral("near_dup_threshold"), QStringLiteral("INTEGER NOT NULL DEFAULT 0")},
+          {QStringLiteral("datasets"), QStringLiteral("near_dup_bits"), QStringLiteral("INTEGER NOT NULL DEFAULT 0")},
+          {QStringLiteral("datasets"), QStringLiteral("shards_dir"), QStringLiteral("TEXT NOT NULL DEFAULT ''")}}},
     };
     return migrations;
 }
@@ -128,7 +154,12 @@ void migrate(QSqlDatabase &db, const std::vector<Migration> &migrations, const Q
         if (!db.transaction())
             throw WorkspaceError(Tr::tr("%1: cannot start a transaction (%2)").arg(dbLabel, db.lastError().text()));
         QSqlQuery query(db);
-        QStringList statements = migration.statements;
+        QStringList statements;
+        for (const AddedColumn &column : migration.columns) {
+            if (!hasColumn(db, column.table, column.name))
+                statements << QStringLiteral("ALTER TABLE %1 ADD COLUMN %2 %3").arg(column.table, column.name, column.definition);
+        }
+        statements << migration.statements;
         statements << QStringLiteral("PRAGMA user_version = %1").arg(migration.version);
         for (const QString &statement : statements) {
             if (!query.exec(statement)) {

@@ -2,6 +2,7 @@
 
 #include "engine/run/run_events.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMutexLocker>
@@ -44,13 +45,25 @@ TrainJob::TrainJob(Params params, QObject *parent)
 
 void TrainJob::pause()
 {
-    m_pause.pause();
+    {
+        QMutexLocker lock(&m_pauseMutex); // one event per change, whichever thread asks
+        if (m_pause.isPaused())
+            return;
+        m_pause.pause();
+        queueJobEvent(kPausedEvent);
+    }
     Q_EMIT pausedChanged(true);
 }
 
 void TrainJob::resumeRun()
 {
-    m_pause.resume();
+    {
+        QMutexLocker lock(&m_pauseMutex);
+        if (!m_pause.isPaused())
+            return;
+        m_pause.resume();
+        queueJobEvent(kContinuedEvent);
+    }
     Q_EMIT pausedChanged(false);
 }
 
@@ -65,9 +78,15 @@ QList<QJsonObject> TrainJob::takeEvents()
     return std::exchange(m_events, {});
 }
 
-void TrainJob::queueEvent(const nlohmann::json &event)
+void TrainJob::queueJobEvent(const char *type)
 {
-    const QJsonObject object = QJsonDocument::fromJson(QByteArray::fromStdString(event.dump())).object();
+    // The trainer's clock: its events' "time" is seconds since the Unix epoch too.
+    queueEvent(QJsonObject{{QLatin1String(engine::event_key::kType), QLatin1String(type)},
+                           {QLatin1String(engine::event_key::kTime), QDateTime::currentMSecsSinceEpoch() / 1000.0}});
+}
+
+void TrainJob::queueEvent(const QJsonObject &object)
+{
     bool announce = false;
     {
         QMutexLocker lock(&m_mutex);
@@ -93,7 +112,7 @@ QVariant TrainJob::execute()
     control.pause = m_pause;
     const double epochs = m_params.resume ? 0 : m_params.config.optimizer.epochs;
     control.onEvent = [this, epochs](const nlohmann::json &event) {
-        queueEvent(event);
+        queueEvent(QJsonDocument::fromJson(QByteArray::fromStdString(event.dump())).object());
         if (event.value(engine::event_key::kType, std::string()) == engine::event_type::kEpoch && epochs > 0)
             reportProgress(std::min(1.0, (event.value(engine::event_key::kEpoch, 0.0) + 1) / epochs),
                            tr("Epoch %1 of %2").arg(event.value(engine::event_key::kEpoch, 0) + 1).arg(epochs));

@@ -36,6 +36,11 @@ struct TrainResult
 // receivers take them with takeEvents(). Pause and resume act between optimizer steps; cancel
 // (Stop) makes the trainer write a checkpoint and end, so a stopped run can be resumed; the job
 // then ends with cancelled(), like every other job. Result: TrainResult.
+//
+// Pausing and continuing are queued as events of their own among the trainer's, in the order
+// they happened (they are never written to metrics.jsonl): {"type": kPausedEvent or
+// kContinuedEvent, "time": seconds since the Unix epoch}. Whoever shows the run's progress so
+// sees the pause where it falls between the steps, and can leave it out of the time left.
 class TrainJob : public Job
 {
     Q_OBJECT
@@ -48,11 +53,14 @@ public:
         bool resume = false;      // continue runDir instead; config is ignored
     };
 
+    static constexpr const char *kPausedEvent = "paused";
+    static constexpr const char *kContinuedEvent = "continued";
+
     explicit TrainJob(Params params, QObject *parent = nullptr);
 
     const Params &params() const { return m_params; }
 
-    // Thread-safe.
+    // Thread-safe. Each does nothing when the run is paused already (pause) or not (resumeRun).
     void pause();
     void resumeRun();
     bool isPaused() const;
@@ -67,10 +75,12 @@ protected:
     QVariant execute() override;
 
 private:
-    void queueEvent(const nlohmann::json &event);
+    void queueEvent(const QJsonObject &event);
+    void queueJobEvent(const char *type); // kPausedEvent, kContinuedEvent
 
     const Params m_params;
     engine::PauseToken m_pause;
+    QMutex m_pauseMutex;
     QMutex m_mutex;
     QList<QJsonObject> m_events;
     QElapsedTimer m_sinceAnnounce;

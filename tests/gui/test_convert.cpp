@@ -137,6 +137,13 @@ private Q_SLOTS:
         QTRY_VERIFY(m_page->currentDatasetId() > 0);
         QCOMPARE(finished.first().first().value<workspace::ImportSummary>().ok, m_usable);
         QTRY_VERIFY(button("convertButton")->isEnabled());
+        // Not converted yet: the button says it is the next step, the Shards tab offers it too.
+        QCOMPARE(button("convertButton")->text(), QStringLiteral("Next: Convert to Shards…"));
+        m_page->tabs()->setCurrentIndex(DataPage::ShardsTab);
+        QVERIFY(m_page->shardManifest().isNull());
+        QVERIFY(button("shardsConvertButton")->isVisible() && button("shardsConvertButton")->isEnabled());
+        QVERIFY(m_page->findChild<QLabel *>(QStringLiteral("notConvertedLabel"))->text().contains(QStringLiteral("not converted yet")));
+        m_page->tabs()->setCurrentIndex(DataPage::ImagesTab);
     }
 
     void convertsBySevenRecordsPerShard()
@@ -235,6 +242,20 @@ private Q_SLOTS:
         const QString text = m_page->findChild<QLabel *>(QStringLiteral("shardsSummary"))->text();
         QVERIFY2(text.contains(QDir::toNativeSeparators(m_converted)), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("40 records")), qPrintable(text));
+        QVERIFY(!button("shardsConvertButton")->isVisible());
+        QCOMPARE(button("convertButton")->text(), QStringLiteral("Convert to Shards…")); // done: no longer "Next"
+
+        // Three training images per class and no validation split: said above the shards.
+        const QStringList warnings = m_page->shardWarnings();
+        QCOMPARE(warnings.size(), 2);
+        QVERIFY2(warnings.at(0).contains(QStringLiteral("\"train\" is tiny: 30 images for 10 class")), qPrintable(warnings.at(0)));
+        QVERIFY2(warnings.at(1).contains(QStringLiteral("\"val\" has no images")), qPrintable(warnings.at(1)));
+        auto *banner = m_page->findChild<QLabel *>(QStringLiteral("shardWarnings"));
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains(QStringLiteral("is tiny")), qPrintable(banner->text()));
+
+        // The catalog remembers the conversion as the dataset's shards.
+        QCOMPARE(workspace::Catalog(m_project->database()).dataset(m_page->currentDatasetId()).shardsDir, m_converted);
     }
 
     void dialogRefusesANonEmptyFolder()
@@ -296,7 +317,7 @@ private Q_SLOTS:
 
     void opensAConvertedDataset()
     {
-        // A fresh page state: the tab is empty until a dataset.json is opened.
+        // Open Converted Dataset shows the chosen dataset.json (here the one already shown).
         QSignalSpy shown(m_page.get(), &DataPage::shardsLoaded);
         QTest::mouseClick(button("openShardsButton"), Qt::LeftButton);
         acceptDialog(m_page.get(), QStringLiteral("openShardsDialog"), QDir(m_converted).filePath(QStringLiteral("dataset.json")));

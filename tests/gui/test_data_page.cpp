@@ -10,10 +10,13 @@
 #include "data/image_viewer.h"
 #include "data/near_duplicate_group_model.h"
 #include "data/rejected_files_model.h"
+#include "data/shard_table_model.h"
 #include "engine/dataset/demo_data.h"
 #include "workspace/catalog.h"
+#include "workspace/convert_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/shard_manifest.h"
 
 #include <QBuffer>
 #include <QComboBox>
@@ -21,7 +24,9 @@
 #include <QFileDialog>
 #include <QImage>
 #include <QImageReader>
+#include <QLabel>
 #include <QListView>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
@@ -101,6 +106,19 @@ private:
         const int index = combo->findData(value);
         QVERIFY2(index >= 0, qPrintable(value));
         combo->setCurrentIndex(index);
+    }
+
+    // Shows the dataset called name, as choosing it in the selector does, and waits for it.
+    static void chooseDataset(DataPage *page, const QString &name)
+    {
+        QComboBox *combo = page->datasetSelector();
+        const int index = combo->findText(name);
+        QVERIFY2(index >= 0, qPrintable(name));
+        QSignalSpy loaded(page, &DataPage::datasetLoaded);
+        combo->setCurrentIndex(index);
+        Q_EMIT combo->activated(index);
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(page->snapshot().dataset.name, name);
     }
 
     int proxyRowOfId(QAbstractItemModel *model, qint64 id) const
@@ -378,6 +396,29 @@ private Q_SLOTS:
         QVERIFY(members->rowCount() >= 2);
         for (int row = 0; row < members->rowCount(); ++row)
             QCOMPARE(members->index(row, 0).data(ImageListModel::NearDuplicateGroupRole).toInt(), group);
+        // Each member's distance to the representative, within the threshold the import used.
+        QCOMPARE(groups->threshold(), 6);
+        QCOMPARE(groups->hashBits(), 256);
+        for (const ui::NearDuplicateGroupModel::Group &g : groups->groups()) {
+            QCOMPARE(g.distances.size(), g.files.size());
+            QCOMPARE(g.distances.first(), 0);
+            for (int distance : g.distances)
+                QVERIFY(distance >= 0 && distance <= groups->threshold());
+        }
+        // The look-alike (two pixels changed) is grouped with its original, and the page says how close.
+        int lookAlikeRow = -1;
+        for (int row = 0; row < groups->rowCount(); ++row) {
+            if (groups->groups().at(row).files.contains(QStringLiteral("train/%1/zz-look-alike.png").arg(m_badClass)))
+                lookAlikeRow = row;
+        }
+        QVERIFY(lookAlikeRow >= 0);
+        list->setCurrentIndex(groups->index(lookAlikeRow));
+        const QString details = m_page->findChild<QLabel *>(QStringLiteral("nearDuplicateDetails"))->text();
+        QVERIFY2(details.contains(QStringLiteral("(256 bits)")) && details.contains(QStringLiteral("the representative")),
+                 qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("zz-look-alike.png: within ")) && details.contains(QStringLiteral(" of 256 bits of the representative")),
+                 qPrintable(details));
+        QVERIFY(groups->index(lookAlikeRow).data().toString().contains(QStringLiteral("of 256 bits")));
         const QModelIndex first = members->index(0, 0);
         QTRY_COMPARE(first.data(ImageListModel::ThumbnailStateRole).toInt(), int(ui::ThumbnailLoader::State::Ready));
         m_page->tabs()->setCurrentIndex(DataPage::ImagesTab);
@@ -476,6 +517,98 @@ private Q_SLOTS:
         const CatalogImage image = m_page->imageModel()->image(m_page->imageModel()->rowOfId(m_editedId));
         QVERIFY(image.excluded);
         QVERIFY(image.className != m_badClass);
+    }
+
+    void theShardsTabFollowsTheDatasetAndIsRemembered()
+    {
+        // Not converted: the tab says so and offers the conversion; so does the top button.
+        auto *convert = m_page->findChild<QPushButton *>(QStringLiteral("convertButton"));
+        auto *shardsConvert = m_page->findChild<QPushButton *>(QStringLiteral("shardsConvertButton"));
+        auto *banner = m_page->findChild<QLabel *>(QStringLiteral("shardWarnings"));
+        m_page->tabs()->setCurrentIndex(DataPage::ShardsTab);
+        QVERIFY(m_page->shardManifest().isNull());
+        QVERIFY(shardsConvert->isVisible());
+        QCOMPARE(convert->text(), QStringLiteral("Next: Convert to Shards…"));
+
+        // A second, tiny dataset (two training images per class), imported and converted.
+        const QString second = m_tmp.filePath(QStringLiteral("second"));
+        engine::DemoDataOptions options;
+        options.outDir = second.toStdString();
+        options.perClass = 2;
+        options.testPerClass = 0;
+        QCOMPARE(engine::writeDemoData(options).trainImages, 20);
+        QSignalSpy imported(m_page.get(), &DataPage::importFinished);
+        QSignalSpy loaded(m_page.get(), &DataPage::datasetLoaded);
+        m_page->importFolder(second);
+        QVERIFY(imported.wait(60000));
+        QTRY_VERIFY(loaded.count() > 0 && m_page->snapshot().dataset.name == QStringLiteral("second"));
+        const int secondId = m_page->currentDatasetId();
+        QVERIFY(m_page->shardManifest().isNull());
+
+        workspace::ConvertJob::Params params;
+        params.sourceDir = second;
+        params.datasetName = QStringLiteral("second");
+        params.outDir = m_page->defaultConvertFolder();
+        QSignalSpy shown(m_page.get(), &DataPage::shardsLoaded);
+        m_page->startConvert(params);
+        QVERIFY(shown.wait(120000));
+        QCOMPARE(m_page->shardManifest().records, 20);
+        QCOMPARE(QDir::cleanPath(m_page->shardManifest().source), QDir::cleanPath(second));
+        QCOMPARE(convert->text(), QStringLiteral("Convert to Shards…"));
+        QVERIFY(!m_page->shardWarnings().isEmpty()); // tiny, no validation images
+        QVERIFY(banner->isVisible());
+        QTRY_COMPARE(catalog().dataset(secondId).shardsDir, params.outDir);
+
+        // An error about the shown dataset goes with it.
+        QSignalSpy failed(m_page.get(), &DataPage::errorOccurred);
+        m_page->openConvertedDataset(m_tmp.filePath(QStringLiteral("nowhere/dataset.json")));
+        QVERIFY(failed.wait(20000));
+        for (QMessageBox *box : m_page->findChildren<QMessageBox *>())
+            box->close();
+        auto *status = m_page->findChild<QLabel *>(QStringLiteral("dataStatus"));
+        QVERIFY(!status->text().isEmpty());
+
+        // Another dataset: its own (missing) shards, and no warnings about the other one's.
+        chooseDataset(m_page.get(), QStringLiteral("images"));
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(m_page->shardManifest().isNull());
+        QVERIFY(m_page->shardWarnings().isEmpty());
+        QVERIFY(!banner->isVisible());
+        QVERIFY(shardsConvert->isVisible());
+        QCOMPARE(convert->text(), QStringLiteral("Next: Convert to Shards…"));
+        QVERIFY(status->text().isEmpty());
+        // And back.
+        chooseDataset(m_page.get(), QStringLiteral("second"));
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(m_page->shardManifest().folder(), params.outDir);
+        QVERIFY(banner->isVisible());
+
+        // The project opened again, as after a restart: the shards are there without converting again.
+        {
+            auto reopened = workspace::Project::open(m_project->folder());
+            DataPage page(m_jobs.get());
+            page.resize(1100, 760);
+            page.show();
+            QSignalSpy reloaded(&page, &DataPage::datasetLoaded);
+            page.setProject(reopened.get());
+            QVERIFY(reloaded.wait(20000));
+            chooseDataset(&page, QStringLiteral("second"));
+            if (QTest::currentTestFailed())
+                return;
+            QCOMPARE(page.shardManifest().folder(), params.outDir);
+            QCOMPARE(page.shardModel()->rowCount(), int(page.shardManifest().shards.size()));
+            QCOMPARE(page.findChild<QPushButton *>(QStringLiteral("convertButton"))->text(), QStringLiteral("Convert to Shards…"));
+
+            // Without the catalog's record (a conversion by lathe-cli), it is found in the datasets folder.
+            workspace::Catalog(reopened->database()).setShardsDir(secondId, QString());
+            QSignalSpy again(&page, &DataPage::datasetLoaded);
+            page.reload();
+            QVERIFY(again.wait(20000));
+            QCOMPARE(page.shardManifest().folder(), params.outDir);
+        }
+        m_page->tabs()->setCurrentIndex(DataPage::ImagesTab);
     }
 
     void demoImagesAreOffered()

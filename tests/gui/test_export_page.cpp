@@ -2,7 +2,8 @@
 // project, a short real training run (resnet18, 32x32, one epoch), then exports through the
 // page's JobManager: the report table against report.json and the files on disk, the record in
 // the project database and the history of a page opened afresh, the hand-off from other pages,
-// a failed export (recorded with its reason) and a cancelled one (not recorded).
+// a failed export (recorded with its reason), a cancelled one (not recorded), latencies not
+// measured saying why, and a typed relative folder shown as the folder written.
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/run/run_config.h"
@@ -23,6 +24,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -49,6 +51,7 @@ private Q_SLOTS:
     void handOffSelectsRunAndCheckpoint();
     void failedExportIsRecordedWithItsReason();
     void cancelledExportIsNotRecorded();
+    void shownFolderIsTheOneWritten();
 
 private:
     std::unique_ptr<ExportPage> openPage();
@@ -184,12 +187,20 @@ void TestExportPage::exportsVerifiesAndRecords()
         QCOMPARE(cell(row, ExportPage::StatusColumn), passed ? QStringLiteral("passed") : QStringLiteral("failed"));
         // A failed check says why (INT8 of a one-epoch model may lose more than a point).
         QCOMPARE(cell(row, ExportPage::ReasonColumn).isEmpty(), passed);
-        // Latency and accuracy where the engine measured them (not every runtime is timed).
+        // Latency where the engine measured it; where not (not every runtime is timed) the cell
+        // says so, and why in its tool tip.
         const QJsonObject latency = a.value(QStringLiteral("latency")).toObject();
-        QCOMPARE(cell(row, ExportPage::Latency1Column).isEmpty(),
-                 !latency.value(QStringLiteral("batch1_ms_per_image")).isDouble());
-        QCOMPARE(cell(row, ExportPage::Latency32Column).isEmpty(),
-                 !latency.value(QStringLiteral("batch32_ms_per_image")).isDouble());
+        for (const auto &[column, key] : {qMakePair(int(ExportPage::Latency1Column), QStringLiteral("batch1_ms_per_image")),
+                                          qMakePair(int(ExportPage::Latency32Column), QStringLiteral("batch32_ms_per_image"))}) {
+            const QModelIndex index = m_page->reportModel()->index(row, column);
+            if (latency.value(key).isDouble()) {
+                QCOMPARE(index.data().toString(), QLocale().toString(latency.value(key).toDouble(), 'f', 2));
+            } else {
+                QCOMPARE(index.data().toString(), QStringLiteral("not measured"));
+                QVERIFY2(index.data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("Not measured: ")),
+                         qPrintable(index.data(Qt::ToolTipRole).toString()));
+            }
+        }
         QCOMPARE(cell(row, ExportPage::AccuracyColumn).isEmpty(),
                  !a.value(QStringLiteral("accuracy")).toObject().value(QStringLiteral("top1")).isDouble());
     }
@@ -197,6 +208,12 @@ void TestExportPage::exportsVerifiesAndRecords()
     QCOMPARE(cell(0, ExportPage::StatusColumn), QStringLiteral("passed"));
     QCOMPARE(cell(2, ExportPage::StatusColumn), QStringLiteral("passed"));
     QCOMPARE(cell(0, ExportPage::FileColumn), QStringLiteral("model.onnx"));
+    // INT8 is checked by the reference runtime, which is not timed; safetensors holds weights only.
+    const auto whyNoLatency = [this](int row) {
+        return m_page->reportModel()->index(row, ExportPage::Latency1Column).data(Qt::ToolTipRole).toString();
+    };
+    QVERIFY2(whyNoLatency(1).contains(QStringLiteral("reference runtime")), qPrintable(whyNoLatency(1)));
+    QVERIFY2(whyNoLatency(2).contains(QStringLiteral("weights file")), qPrintable(whyNoLatency(2)));
     QVERIFY(!cell(1, ExportPage::AccuracyColumn).isEmpty());
     QVERIFY(QFile::exists(QDir(outDir).filePath(QStringLiteral("model.json"))));
     QVERIFY(m_page->openFolderButton()->isEnabled());
@@ -307,6 +324,37 @@ void TestExportPage::cancelledExportIsNotRecorded()
     QVERIFY(!m_page->isExporting());
     QVERIFY(m_page->exportButton()->isEnabled());
     QCOMPARE(workspace::ExportStore::list(m_project->databasePath()).size(), 2);
+}
+
+// A folder typed as a relative path with "..": the page shows, records and opens the folder
+// the engine wrote (under the project's exports folder), not the text as typed.
+void TestExportPage::shownFolderIsTheOneWritten()
+{
+    m_page->selectCheckpoint(m_run, QStringLiteral("best"));
+    for (const QString &format : {QStringLiteral("onnx"), QStringLiteral("onnx-int8"), QStringLiteral("torchscript")})
+        m_page->formatCheck(format)->setChecked(false);
+    m_page->formatCheck(QStringLiteral("safetensors"))->setChecked(true);
+    QLineEdit *folder = m_page->outputEdit();
+    folder->selectAll();
+    QTest::keyClicks(folder, QStringLiteral("typed/../written here"));
+    const QString written = QDir(m_project->exportsDir()).filePath(QStringLiteral("written here"));
+    QCOMPARE(m_page->resolvedOutputFolder(), written);
+
+    QSignalSpy finished(m_page.get(), &ExportPage::exportFinished);
+    QSignalSpy failed(m_page.get(), &ExportPage::exportFailed);
+    m_page->startExport();
+    QVERIFY(m_page->statusText().contains(QDir::toNativeSeparators(written)));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 300000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(0).toString()));
+    QCOMPARE(m_page->shownFolder(), written);
+    QVERIFY(QFile::exists(QDir(written).filePath(QStringLiteral("report.json"))));
+    QVERIFY(QFile::exists(QDir(written).filePath(cell(0, ExportPage::FileColumn))));
+    QVERIFY(m_page->summaryText().contains(QDir::toNativeSeparators(written)));
+    QCOMPARE(workspace::ExportStore::list(m_project->databasePath()).first().outDir, written);
+    // A weights file is not timed, and says why.
+    QCOMPARE(cell(0, ExportPage::Latency32Column), QStringLiteral("not measured"));
+    QTest::mouseClick(m_page->copyPathButton(), Qt::LeftButton);
+    QCOMPARE(QGuiApplication::clipboard()->text(), QDir::toNativeSeparators(written));
 }
 
 QTEST_MAIN(TestExportPage)

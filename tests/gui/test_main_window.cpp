@@ -1,4 +1,15 @@
+// qcustomplot.h uses the bare signals/slots keywords (what -UQT_NO_KEYWORDS does for the
+// widgets' files that include it); before any Qt header.
+#undef QT_NO_KEYWORDS
+#include <qcustomplot.h>
+
 #include "common/help_links.h"
+#include "common/help_viewer.h"
+#include "common/wheel_guard.h"
+#include "data/class_balance_chart.h"
+#include "engine/run/run_events.h"
+#include "evaluate/calibration_plot.h"
+#include "evaluate/confusion_matrix_view.h"
 #include "data/data_page.h"
 #include "evaluate/evaluate_page.h"
 #include "export/export_page.h"
@@ -8,7 +19,9 @@
 #include "shell/job_list_model.h"
 #include "shell/jobs_panel.h"
 #include "shell/main_window.h"
+#include "train/run_config_form.h"
 #include "train/train_page.h"
+#include "train/training_curves.h"
 #include "workspace/job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
@@ -19,6 +32,7 @@
 #include <QDockWidget>
 #include <QComboBox>
 #include <QFile>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -26,14 +40,79 @@
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QTreeWidget>
 #include <QUrl>
 #include <QTest>
 #include <QTranslator>
 #include <QTreeView>
+#include <QWheelEvent>
+#include <QtTest/qtestspontaneevent.h>
 
 using namespace lathe;
 using lathe::ui::MainWindow;
+
+namespace {
+
+// A wheel turn over the middle of a widget as the mouse gives it: to the innermost widget there,
+// spontaneous, so that QApplication hands it on to the parents until one takes it.
+void turnWheel(QWidget *over, int delta)
+{
+    const QPoint centre = over->rect().center();
+    QWidget *target = over->childAt(centre) ? over->childAt(centre) : over;
+    const QPointF local = target->mapFrom(over, QPointF(centre));
+    QWheelEvent event(local, target->mapToGlobal(local), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QSpontaneKeyEvent::setSpontaneous(&event);
+    QApplication::sendEvent(target, &event);
+}
+
+QVariant settingValue(const QWidget *editor)
+{
+    if (const auto *spin = qobject_cast<const QSpinBox *>(editor))
+        return spin->value();
+    return qobject_cast<const QComboBox *>(editor)->currentIndex();
+}
+
+QColor backgroundOf(QCustomPlot *plot)
+{
+    return plot->toPixmap(120, 90).toImage().pixelColor(1, 1);
+}
+
+// The legend is outside the axis rect, and the axes reach beyond the data.
+void checkLegendAndPadding(QCustomPlot *plot)
+{
+    plot->replot();
+    QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()), qPrintable(plot->objectName()));
+    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
+        bool found = false;
+        QCPRange data;
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            QCPAbstractPlottable *p = plot->plottable(i);
+            if (!p->visible() || (p->keyAxis() != axis && p->valueAxis() != axis))
+                continue;
+            bool ok = false;
+            const QCPRange range = p->keyAxis() == axis ? p->getKeyRange(ok) : p->getValueRange(ok);
+            if (ok)
+                data = found ? QCPRange(std::min(data.lower, range.lower), std::max(data.upper, range.upper)) : range;
+            found = found || ok;
+        }
+        if (!found)
+            continue;
+        QVERIFY2(axis->range().upper > data.upper, qPrintable(plot->objectName()));
+        // A bar chart starts at zero; every other range has room below its lowest point too.
+        if (!qobject_cast<QCPBars *>(plot->plottable(0)) || axis == plot->xAxis)
+            QVERIFY2(axis->range().lower < data.lower, qPrintable(plot->objectName()));
+    }
+}
+
+} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -148,6 +227,8 @@ private Q_SLOTS:
     // the build tree as it is when installed.
     void errorsLinkToTheirTroubleshootingSection()
     {
+        QVERIFY2(ui::documentationFolder().endsWith(QStringLiteral("/share/doc/lathe/docs")),
+                 qPrintable(ui::documentationFolder()));
         for (const char *section : {"importing-and-converting-images", "projects", "weights-and-the-model-zoo", "training",
                                     "evaluation-and-prediction", "export"}) {
             const QString anchor = QString::fromLatin1(section);
@@ -169,7 +250,237 @@ private Q_SLOTS:
         ui::showErrorWithHelp(&label, QStringLiteral("a <b> is not bold"), QStringLiteral("training"));
         QVERIFY(label.text().contains(QStringLiteral("a &lt;b&gt; is not bold")));
         QVERIFY(label.text().contains(QStringLiteral("troubleshooting.md#training")));
-        QVERIFY(label.openExternalLinks());
+        QVERIFY(!label.openExternalLinks()); // the program's help viewer opens them
+    }
+
+    // "What to do" opens the guide in the program's viewer (no web browser), at the heading of
+    // its section; links inside it, back and forward and the contents work there.
+    void troubleshootingLinksOpenTheHelpViewerAtTheirHeading()
+    {
+        QLabel label;
+        ui::showErrorWithHelp(&label, QStringLiteral("The download failed"), QStringLiteral("weights-and-the-model-zoo"));
+        const QString href = QRegularExpression(QStringLiteral("href=\"([^\"]+)\"")).match(label.text()).captured(1);
+        Q_EMIT label.linkActivated(href); // what a click on it does
+        QPointer<ui::HelpViewer> viewer = ui::HelpViewer::current();
+        QVERIFY(viewer);
+        QVERIFY(QTest::qWaitForWindowExposed(viewer));
+        QCOMPARE(viewer->source(), QUrl(href));
+        QTextBrowser *browser = viewer->browser();
+        // The Markdown is rendered: the section is a heading, with the cursor on it, at the top.
+        QCOMPARE(viewer->currentHeading(), QStringLiteral("Weights and the model zoo"));
+        QCOMPARE(browser->textCursor().block().blockFormat().headingLevel(), 2);
+        QTRY_VERIFY(browser->verticalScrollBar()->value() > 0);
+        const QRect heading = browser->cursorRect();
+        QVERIFY(browser->viewport()->rect().contains(heading));
+        QVERIFY2(heading.top() < browser->viewport()->height() / 4, qPrintable(QString::number(heading.top())));
+        QVERIFY(viewer->windowTitle().startsWith(QStringLiteral("Troubleshooting")));
+
+        // Its table of contents links to #training: a click there.
+        const int weightsScroll = browser->verticalScrollBar()->value();
+        QTextCursor link;
+        for (QTextBlock block = browser->document()->begin(); block.isValid() && link.isNull(); block = block.next())
+            for (auto it = block.begin(); !it.atEnd(); ++it)
+                if (it.fragment().charFormat().anchorHref() == QLatin1String("#training")) {
+                    link = QTextCursor(browser->document());
+                    link.setPosition(it.fragment().position() + 1);
+                    break;
+                }
+        QVERIFY(!link.isNull());
+        browser->verticalScrollBar()->setValue(0);
+        QTest::mouseClick(browser->viewport(), Qt::LeftButton, {}, browser->cursorRect(link).center());
+        QTRY_COMPARE(viewer->currentHeading(), QStringLiteral("Training"));
+        QCOMPARE(viewer->source().fragment(), QStringLiteral("training"));
+        QVERIFY(viewer->backButton()->isEnabled());
+        QVERIFY(!viewer->forwardButton()->isEnabled());
+        QVERIFY(viewer->contents()->currentItem());
+        QCOMPARE(viewer->contents()->currentItem()->text(0), QStringLiteral("Training"));
+
+        // Back where the link was followed from, then forward again.
+        viewer->backButton()->click();
+        QCOMPARE(viewer->source(), QUrl(href));
+        QVERIFY(viewer->forwardButton()->isEnabled());
+        viewer->forwardButton()->click();
+        QCOMPARE(viewer->source().fragment(), QStringLiteral("training"));
+        QVERIFY(browser->verticalScrollBar()->value() != weightsScroll);
+
+        // The contents: every document with its sections; a section opens at its heading.
+        QTreeWidget *contents = viewer->contents();
+        QStringList titles;
+        for (int i = 0; i < contents->topLevelItemCount(); ++i)
+            titles << contents->topLevelItem(i)->text(0);
+        QCOMPARE(titles.first(), QStringLiteral("Lathe user guide"));
+        QVERIFY(titles.contains(QStringLiteral("Troubleshooting")));
+        QTreeWidgetItem *guide = contents->topLevelItem(0);
+        QTreeWidgetItem *exportSection = nullptr;
+        for (int i = 0; i < guide->childCount(); ++i)
+            if (guide->child(i)->text(0) == QLatin1String("Export"))
+                exportSection = guide->child(i);
+        QVERIFY(exportSection);
+        contents->setCurrentItem(exportSection);
+        QCOMPARE(viewer->source().fileName(), QStringLiteral("user-guide.md"));
+        QCOMPARE(viewer->source().fragment(), QStringLiteral("export"));
+        QCOMPARE(viewer->currentHeading(), QStringLiteral("Export"));
+        QVERIFY(viewer->windowTitle().startsWith(QStringLiteral("Lathe user guide")));
+
+        // Help ▸ User Guide shows the guide in the same viewer.
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        QAction *userGuide = nullptr;
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->text() == QStringLiteral("&User Guide"))
+                userGuide = a;
+        QVERIFY(userGuide && userGuide->isEnabled());
+        userGuide->trigger();
+        QCOMPARE(ui::HelpViewer::current(), viewer.data());
+        QCOMPARE(viewer->source().fileName(), QStringLiteral("user-guide.md"));
+        QVERIFY(!viewer->source().hasFragment());
+        QCOMPARE(browser->verticalScrollBar()->value(), 0);
+        viewer->close();
+        QTRY_VERIFY(!viewer); // deleted when closed
+    }
+
+    // The wheel over a setting that has no focus scrolls the page (the Train page's form in
+    // its scroll area); a focused setting takes it. The guard is installed as lathe_main does.
+    void theWheelScrollsThePageNotAnUnfocusedSetting()
+    {
+        ui::installWheelGuard(*qApp);
+        const QString folder = m_tmp.filePath(QStringLiteral("wheel"));
+        workspace::Project::create(folder);
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.resize(1100, 620);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openProject(folder));
+        window.showPage(MainWindow::TrainPage);
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+
+        QSpinBox *spin = window.trainPage()->imageSizeEdit();
+        QComboBox *combo = nullptr;
+        for (QComboBox *c : window.trainPage()->findChild<ui::RunConfigForm *>()->findChildren<QComboBox *>())
+            if (!combo && c->isVisible() && c->isEnabled() && c->currentIndex() + 1 < c->count())
+                combo = c;
+        QVERIFY(spin && combo);
+        QScrollArea *scroll = nullptr;
+        for (QWidget *w = spin; w && !scroll; w = w->parentWidget())
+            scroll = qobject_cast<QScrollArea *>(w);
+        QVERIFY(scroll && scroll->isAncestorOf(combo));
+        QScrollBar *bar = scroll->verticalScrollBar();
+        QVERIFY2(bar->maximum() > 0, "the page must be taller than its view for this test");
+
+        for (QWidget *editor : {static_cast<QWidget *>(spin), static_cast<QWidget *>(combo)}) {
+            QCOMPARE(editor->focusPolicy(), Qt::StrongFocus); // a wheel gives no focus
+            scroll->ensureWidgetVisible(editor);
+            const int scrolled = bar->value();
+            const QVariant value = settingValue(editor);
+            turnWheel(editor, scrolled > 0 ? 120 : -120); // towards where the page can go
+            QCOMPARE(settingValue(editor), value);
+            QVERIFY(!editor->hasFocus());
+            QVERIFY2(bar->value() != scrolled, editor->metaObject()->className());
+        }
+
+        // Focused (clicked or tabbed into), the setting takes the wheel.
+        spin->setFocus();
+        QTRY_VERIFY(spin->hasFocus());
+        scroll->ensureWidgetVisible(spin);
+        const int size = spin->value();
+        const int scrolled = bar->value();
+        turnWheel(spin, size < spin->maximum() ? 120 : -120);
+        QVERIFY(spin->value() != size);
+        QCOMPARE(bar->value(), scrolled);
+        combo->setFocus();
+        QTRY_VERIFY(combo->hasFocus());
+        scroll->ensureWidgetVisible(combo);
+        const int index = combo->currentIndex();
+        turnWheel(combo, -120);
+        QCOMPARE(combo->currentIndex(), index + 1);
+    }
+
+    // Legends beside the plot, never over its newest points; axes with room beyond the extreme
+    // points, which would otherwise be cut in half at the edge.
+    void chartsKeepLegendsAndExtremePointsInView()
+    {
+        namespace key = engine::event_key;
+        const auto l1 = [](const char *text) { return QLatin1String(text); };
+        ui::TrainingCurves curves;
+        curves.resize(1100, 700);
+        curves.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&curves));
+        QList<QJsonObject> events;
+        for (int step = 1; step <= 50; ++step)
+            events << QJsonObject{{l1(key::kType), l1(engine::event_type::kStep)}, {l1(key::kStep), step},
+                                  {l1(key::kLoss), 2.0 / step}, {l1(key::kLr), 0.1}, {l1(key::kImagesPerSecond), 100 + step},
+                                  {l1(key::kInputWaitFraction), step == 50 ? 1.0 : 0.2}};
+        events << QJsonObject{{l1(key::kType), l1(engine::event_type::kEpoch)}, {l1(key::kStep), 50}, {l1(key::kEpoch), 0},
+                              {QStringLiteral("train_loss"), 0.5}, {QStringLiteral("val_loss"), 0.4},
+                              {QStringLiteral("train_top1"), 1.0}, {QStringLiteral("val_top1"), 1.0}};
+        QSignalSpy replotted(&curves, &ui::TrainingCurves::replotted);
+        curves.addEvents(events);
+        QVERIFY(replotted.wait());
+        for (int i = 0; i < ui::TrainingCurves::PlotCount; ++i)
+            checkLegendAndPadding(curves.plot(ui::TrainingCurves::Plot(i)));
+        QVERIFY(curves.plot(ui::TrainingCurves::AccuracyPlot)->yAxis->range().upper > 100); // 100 % drawn whole
+        QVERIFY(curves.plot(ui::TrainingCurves::AccuracyPlot)->xAxis->range().upper > 50);
+        QVERIFY(curves.plot(ui::TrainingCurves::ThroughputPlot)->yAxis2->range().upper > 100);
+
+        ui::ClassBalanceChart balance;
+        balance.resize(700, 400);
+        balance.setCounts({QStringLiteral("cat"), QStringLiteral("dog")},
+                          {{QStringLiteral("cat"), QStringLiteral("train"), 40}, {QStringLiteral("dog"), QStringLiteral("train"), 12},
+                           {QStringLiteral("cat"), QStringLiteral("val"), 10}, {QStringLiteral("dog"), QStringLiteral("val"), 3}});
+        checkLegendAndPadding(balance.plot());
+
+        ui::CalibrationPlot calibration;
+        calibration.resize(900, 400);
+        const nlohmann::json metrics = {
+            {"calibration", {{"ece", 0.05}, {"mce", 0.1}, {"bins", {{{"lower", 0.9}, {"upper", 1.0}, {"count", 5},
+                                                                      {"accuracy", 1.0}, {"confidence", 1.0}}}}}},
+            {"pr_curves", {{{"class", "cat"}, {"average_precision", 1.0},
+                            {"points", {{{"recall", 0.0}, {"precision", 1.0}}, {{"recall", 1.0}, {"precision", 1.0}}}}}}}};
+        calibration.setMetrics(metrics);
+        checkLegendAndPadding(calibration.reliabilityPlot());
+        checkLegendAndPadding(calibration.prPlot());
+    }
+
+    // Every chart of every page follows the theme, at startup and when it is switched; so does
+    // a chart made after the switch and the painted confusion matrix.
+    void everyChartFollowsTheTheme()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("charts"));
+        workspace::Project::create(folder);
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(folder));
+        const QList<QCustomPlot *> plots = window.findChildren<QCustomPlot *>();
+        QVERIFY2(plots.size() >= 8, qPrintable(QString::number(plots.size()))); // data, train (5), runs, evaluate (2)
+        QAction *dark = nullptr;
+        QAction *light = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == QStringLiteral("Dark"))
+                dark = a;
+            if (a->text() == QStringLiteral("Light"))
+                light = a;
+        }
+        QVERIFY(dark && light);
+        dark->trigger();
+        for (QCustomPlot *plot : plots) {
+            QVERIFY2(backgroundOf(plot).lightness() < 100, qPrintable(plot->objectName()));
+            QVERIFY2(plot->xAxis->tickLabelColor().lightness() > 150, qPrintable(plot->objectName()));
+        }
+        ui::TrainingCurves later;
+        later.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&later));
+        QVERIFY(backgroundOf(later.plot(ui::TrainingCurves::LossPlot)).lightness() < 100);
+        ui::ConfusionMatrixView *matrix = window.evaluatePage()->confusionMatrix();
+        matrix->resize(300, 300);
+        QVERIFY(matrix->grab().toImage().pixelColor(1, 1).lightness() < 100);
+
+        light->trigger();
+        for (QCustomPlot *plot : plots)
+            QVERIFY2(backgroundOf(plot).lightness() > 150, qPrintable(plot->objectName()));
+        QVERIFY(matrix->grab().toImage().pixelColor(1, 1).lightness() > 150);
     }
 
     void aFailedOpenKeepsTheCurrentProject()

@@ -1,18 +1,33 @@
 // The Runs page on run folders written without the GUI (the engine's RunFolder, as lathe-cli
 // writes them, and checkpoint files laid out as checkpoint_io.h documents): names, tags and
 // notes saved in the run folder and read back, filtering by text and tag, marking a checkpoint
-// best, deleting one, and the Evaluate/Export hand-offs.
+// best, deleting one, and the Evaluate/Export hand-offs. On real small runs (small_run.h): the
+// checkpoint table's epochs and metric columns, the dataset column, the Evaluate and Export
+// pages preselecting the newest finished run and following the Runs page's selection, and a
+// paused run's state.
+#include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/run/run_folder.h"
+#include "engine/training/trainer.h"
+#include "evaluate/evaluate_page.h"
+#include "export/export_page.h"
 #include "runs/run_filter_model.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
+#include "shell/main_window.h"
+#include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/settings.h"
+#include "workspace/train_job.h"
+#include "small_run.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -45,7 +60,8 @@ nlohmann::json writeStep(const fs::path &run, int step, double valTop1)
     const std::string stem = "step-" + std::to_string(step);
     const std::string model(1000 + step, 'm');
     writeText(folder / (stem + ".safetensors"), model);
-    nlohmann::json sidecar = {{"format_version", 1}, {"step", step}, {"epoch", step - 1}, {"metrics", {{"val_top1", valTop1}}}};
+    // One step an epoch: the sidecar's epoch is the epochs completed (where training continues).
+    nlohmann::json sidecar = {{"format_version", 1}, {"step", step}, {"epoch", step}, {"metrics", {{"val_top1", valTop1}}}};
     sidecar["files"]["model"] = {{"name", stem + ".safetensors"}, {"sha256", std::string(64, '0')}, {"bytes", model.size()}};
     writeText(folder / (stem + ".json"), sidecar.dump());
     return sidecar;
@@ -90,6 +106,48 @@ private:
     std::unique_ptr<workspace::Project> m_project;
     QString m_resnet;
     QString m_mobilenet;
+    // The real runs' project, its dataset and runs.
+    QString m_realFolder;
+    std::unique_ptr<workspace::Project> m_real;
+    QString m_shards;
+    QString m_fiveEpochs;
+    QString m_oneEpoch;
+    QString m_stopped;
+
+    // Trained in this order (so each starts after the one before): a finished 5-epoch run with
+    // a checkpoint after each epoch, a finished 1-epoch run, and a run stopped after its first
+    // step (one checkpoint, no epoch completed).
+    void trainRealRuns()
+    {
+        engine::DemoDataOptions demo;
+        demo.outDir = m_tmp.filePath(QStringLiteral("images")).toStdString();
+        demo.perClass = 4;
+        demo.valPerClass = 2;
+        demo.testPerClass = 0;
+        engine::writeDemoData(demo);
+        m_realFolder = m_tmp.filePath(QStringLiteral("real"));
+        m_real = workspace::Project::create(m_realFolder, QStringLiteral("Real"));
+        engine::ConvertOptions convert;
+        convert.scan.root = demo.outDir;
+        convert.scan.nearDuplicateDistance = 0;
+        convert.outDir = QDir(m_real->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
+        m_shards = QString::fromStdString(engine::convertFolder(convert).outDir);
+
+        const QDir runs(m_real->runsDir());
+        m_fiveEpochs = QDir::cleanPath(runs.filePath(QStringLiteral("a-five-epochs")));
+        m_oneEpoch = QDir::cleanPath(runs.filePath(QStringLiteral("b-one-epoch")));
+        m_stopped = QDir::cleanPath(runs.filePath(QStringLiteral("c-stopped")));
+        engine::RunConfig config = smallRunConfig(m_shards.toStdString(), "val");
+        config.optimizer.epochs = 5;
+        config.checkpoints.everyEpochs = 1;
+        config.checkpoints.keep = 5;
+        QCOMPARE(engine::train(config, m_fiveEpochs.toStdString()).value("status", std::string()), std::string("finished"));
+        config.optimizer.epochs = 1;
+        QCOMPARE(engine::train(config, m_oneEpoch.toStdString()).value("status", std::string()), std::string("finished"));
+        engine::TrainControl stop;
+        stop.stopAfterStep = 1;
+        QCOMPARE(engine::train(config, m_stopped.toStdString(), stop).value("status", std::string()), std::string("cancelled"));
+    }
 
     static void waitRefreshed(RunsPage &page)
     {
@@ -119,6 +177,7 @@ private Q_SLOTS:
         // Annotations another tool (or a user with an editor) wrote.
         writeText(fs::path(m_mobilenet.toStdString()) / "annotations.json",
                   R"({"version": 1, "display_name": "small net", "notes": "from the CLI", "tags": ["mobile"]})");
+        trainRealRuns();
     }
 
     void annotationsAreSavedInTheRunFolder()
@@ -202,7 +261,10 @@ private Q_SLOTS:
         QTableWidget *table = page.checkpoints();
         QCOMPARE(table->rowCount(), 2);
         QCOMPARE(page.checkpointName(0), QStringLiteral("step-1"));
-        QCOMPARE(table->item(1, 5)->text(), QStringLiteral("best, last"));
+        QCOMPARE(table->item(1, RunsPage::CheckpointKept)->text(), QStringLiteral("best, last"));
+        QCOMPARE(table->item(1, RunsPage::CheckpointEpoch)->text(), QStringLiteral("2"));
+        QCOMPARE(page.checkpointMetrics(), QStringList{QStringLiteral("val_top1")});
+        QCOMPARE(table->item(1, RunsPage::CheckpointMetrics)->text(), QStringLiteral("%1 %").arg(QLocale().toString(75.0, 'f', 2)));
 
         // Evaluate and Export hand the checkpoint's weights file over.
         page.selectCheckpoint(QStringLiteral("step-2"));
@@ -229,8 +291,8 @@ private Q_SLOTS:
         QVERIFY(loaded.wait());
         const fs::path folder = fs::path(m_mobilenet.toStdString()) / "checkpoints";
         QVERIFY(fs::equivalent(folder / "best.safetensors", folder / "step-1.safetensors"));
-        QCOMPARE(table->item(0, 5)->text(), QStringLiteral("best (chosen)"));
-        QCOMPARE(table->item(1, 5)->text(), QStringLiteral("last"));
+        QCOMPARE(table->item(0, RunsPage::CheckpointKept)->text(), QStringLiteral("best (chosen)"));
+        QCOMPARE(table->item(1, RunsPage::CheckpointKept)->text(), QStringLiteral("last"));
 
         // Delete it, after confirming: its own files go, best.* keeps the data.
         page.selectCheckpoint(QStringLiteral("step-1"));
@@ -271,6 +333,151 @@ private Q_SLOTS:
         QVERIFY(page.deleteCheckpointButton()->isEnabled());
         QVERIFY(!page.markBestButton()->isEnabled());
         QVERIFY(page.evaluateButton()->isEnabled());
+        // Paused by the workbench: nothing in the folder says so; the page is told.
+        const QModelIndex state = page.model()->index(rowOf(page, m_resnet), RunTableModel::State);
+        QCOMPARE(state.data().toString(), QStringLiteral("Running"));
+        page.setRunPaused(m_resnet + QStringLiteral("/"), true);
+        QCOMPARE(state.data().toString(), QStringLiteral("Paused"));
+        waitRefreshed(page);
+        QCOMPARE(page.model()->index(rowOf(page, m_resnet), RunTableModel::State).data().toString(), QStringLiteral("Paused"));
+        page.setRunPaused(m_resnet, false);
+        QCOMPARE(page.model()->index(rowOf(page, m_resnet), RunTableModel::State).data().toString(), QStringLiteral("Running"));
+    }
+
+    // A 5-epoch run with a checkpoint after each epoch: epochs 1 to 5, each with the metrics of
+    // that epoch's event, one column per metric; every run's dataset and state.
+    void checkpointsShowTheirEpochAndMetrics()
+    {
+        RunsPage page;
+        page.setProject(m_real.get());
+        waitRefreshed(page);
+        QCOMPARE(page.model()->rowCount(), 3);
+        for (int row = 0; row < 3; ++row)
+            QCOMPARE(page.model()->index(row, RunTableModel::Dataset).data().toString(), QStringLiteral("demo"));
+        QCOMPARE(page.model()->index(rowOf(page, m_fiveEpochs), RunTableModel::State).data().toString(), QStringLiteral("Finished"));
+        QCOMPARE(page.model()->index(rowOf(page, m_stopped), RunTableModel::State).data().toString(), QStringLiteral("Stopped"));
+        QCOMPARE(page.model()->index(rowOf(page, m_fiveEpochs), RunTableModel::Epochs).data().toString(), QStringLiteral("5 of 5"));
+
+        selectRun(page, m_fiveEpochs);
+        QTableWidget *table = page.checkpoints();
+        QCOMPARE(table->rowCount(), 5);
+        const QStringList metrics = page.checkpointMetrics();
+        QCOMPARE(metrics.first(), QStringLiteral("val_top1"));
+        for (const char *name : {"val_loss", "train_top1", "train_loss"})
+            QVERIFY2(metrics.contains(QLatin1String(name)), name);
+        QCOMPARE(table->columnCount(), RunsPage::CheckpointMetrics + metrics.size());
+        const int valLoss = RunsPage::CheckpointMetrics + int(metrics.indexOf(QStringLiteral("val_loss")));
+        QCOMPARE(table->horizontalHeaderItem(RunsPage::CheckpointMetrics)->text(), QStringLiteral("Val top-1"));
+        QCOMPARE(table->horizontalHeaderItem(valLoss)->text(), QStringLiteral("Val loss"));
+
+        std::vector<nlohmann::json> epochs; // the run's epoch events, epoch 0 to 4
+        for (const nlohmann::json &event : engine::readMetrics(m_fiveEpochs.toStdString()))
+            if (event.value("type", std::string()) == "epoch")
+                epochs.push_back(event);
+        QCOMPARE(epochs.size(), std::size_t(5));
+        for (int row = 0; row < 5; ++row) {
+            QCOMPARE(table->item(row, RunsPage::CheckpointEpoch)->text(), QString::number(row + 1));
+            const nlohmann::json &epoch = epochs[std::size_t(row)];
+            QCOMPARE(epoch.at("epoch").get<int>(), row);
+            QCOMPARE(table->item(row, valLoss)->text(), RunTableModel::metricText(QStringLiteral("val_loss"), epoch.at("val_loss").get<double>()));
+            QVERIFY(table->item(row, RunsPage::CheckpointMetrics)->text().endsWith(QStringLiteral(" %")));
+        }
+        QVERIFY(table->item(4, RunsPage::CheckpointKept)->text().contains(QStringLiteral("last")));
+    }
+
+    // The newest finished run is preselected on Evaluate and Export, not the newer run stopped
+    // at its first step; they follow the run selected on the Runs page while it is trained,
+    // until the user picks a run on the page itself.
+    void evaluateAndExportFollowTheRunsPage()
+    {
+        workspace::Settings settings(m_tmp.filePath(QStringLiteral("follow.conf")));
+        ui::MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(m_realFolder));
+        ui::EvaluatePage *evaluate = window.evaluatePage();
+        ui::ExportPage *exportPage = window.exportPage();
+        QTRY_COMPARE_WITH_TIMEOUT(evaluate->currentRun(), m_oneEpoch, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(exportPage->currentRun(), m_oneEpoch, 20000);
+        QCOMPARE(evaluate->currentCheckpoint(), QStringLiteral("best"));
+
+        RunsPage *runs = window.runsPage();
+        QTRY_COMPARE_WITH_TIMEOUT(runs->model()->rowCount(), 3, 20000);
+        runs->selectRuns({m_fiveEpochs});
+        QCOMPARE(evaluate->currentRun(), m_fiveEpochs);
+        QCOMPARE(exportPage->currentRun(), m_fiveEpochs);
+        runs->selectRuns({m_stopped}); // nothing to evaluate: they stay
+        QCOMPARE(evaluate->currentRun(), m_fiveEpochs);
+        QCOMPARE(exportPage->currentRun(), m_fiveEpochs);
+
+        // The user picks the next run in Evaluate's list (a-five-epochs, b-one-epoch, c-stopped).
+        window.showPage(ui::MainWindow::EvaluatePage);
+        QTest::keyClick(evaluate->runCombo(), Qt::Key_Down);
+        QCOMPARE(evaluate->currentRun(), m_oneEpoch);
+        runs->selectRuns({m_oneEpoch});
+        runs->selectRuns({m_fiveEpochs});
+        QCOMPARE(exportPage->currentRun(), m_fiveEpochs);
+        QCOMPARE(evaluate->currentRun(), m_oneEpoch);
+    }
+
+    // A project whose only run stopped at its first step: nothing is preselected, and the pages
+    // say why.
+    void anUntrainedRunIsNeverPreselected()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("untrained"));
+        auto project = workspace::Project::create(folder, QStringLiteral("Untrained"));
+        fs::copy(m_stopped.toStdString(), (fs::path(project->runsDir().toStdString()) / "c-stopped"), fs::copy_options::recursive);
+        workspace::JobManager jobs(1);
+        ui::EvaluatePage evaluate(&jobs);
+        ui::ExportPage exportPage(&jobs);
+        QSignalSpy evaluateLoaded(&evaluate, &ui::EvaluatePage::runsLoaded);
+        QSignalSpy exportLoaded(&exportPage, &ui::ExportPage::runsLoaded);
+        evaluate.setProject(project.get());
+        exportPage.setProject(project.get());
+        QVERIFY(!evaluateLoaded.isEmpty() || evaluateLoaded.wait(20000));
+        QVERIFY(!exportLoaded.isEmpty() || exportLoaded.wait(20000));
+        QCOMPARE(evaluate.runs().size(), 1);
+        QVERIFY(evaluate.currentRun().isEmpty());
+        QVERIFY(exportPage.currentRun().isEmpty());
+        const QString summary = evaluate.findChild<QLabel *>(QStringLiteral("evaluationSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("No run is chosen")), qPrintable(summary));
+        QVERIFY2(exportPage.statusText().contains(QStringLiteral("No run is chosen")), qPrintable(exportPage.statusText()));
+        QVERIFY(!exportPage.exportButton()->isEnabled());
+    }
+
+    // The workbench pauses a training job: the Runs page shows the run as Paused, then Running
+    // again, and Stopped once the job ends.
+    void aPausedJobShowsItsRunAsPaused()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("paused"));
+        workspace::Project::create(folder, QStringLiteral("Paused"));
+        workspace::Settings settings(m_tmp.filePath(QStringLiteral("paused.conf")));
+        ui::MainWindow window(&settings);
+        QVERIFY(window.openProject(folder));
+        RunsPage *runs = window.runsPage();
+
+        workspace::TrainJob::Params params;
+        params.runDir = QDir::cleanPath(QDir(window.project()->runsDir()).filePath(QStringLiteral("d-paused")));
+        params.config = smallRunConfig(m_shards.toStdString(), "val");
+        params.config.optimizer.epochs = 1000; // it never ends by itself here
+        auto *job = new workspace::TrainJob(params);
+        QSignalSpy ended(job, &workspace::Job::ended);
+        window.jobManager()->start(job);
+        job->pause(); // before its first step
+        const auto shownState = [&]() -> QString {
+            QSignalSpy refreshed(runs, &RunsPage::refreshed);
+            runs->refresh();
+            if (!refreshed.wait(20000))
+                return QStringLiteral("(not refreshed)");
+            const int row = runs->model()->indexOf(params.runDir);
+            return row < 0 ? QString() : runs->model()->index(row, RunTableModel::State).data().toString();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(shownState(), QStringLiteral("Paused"), 60000);
+        job->resumeRun();
+        QCOMPARE(runs->model()->index(runs->model()->indexOf(params.runDir), RunTableModel::State).data().toString(),
+                 QStringLiteral("Running"));
+        job->requestCancel();
+        QVERIFY(ended.wait(120000));
+        QCOMPARE(shownState(), QStringLiteral("Stopped"));
     }
 };
 

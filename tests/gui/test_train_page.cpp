@@ -4,13 +4,17 @@
 // reason, re-roll draws new parameters, and the settings come back with the project.
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
+#include "engine/pipeline/augmentation.h"
 #include "engine/run/run_config.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
 #include "train/augmentation_editor.h"
 #include "train/augmentation_preview_grid.h"
+#include "train/augmentation_step_form.h"
+#include "train/augmentation_text.h"
 #include "train/device_picker.h"
 #include "train/lr_schedule_preview.h"
+#include "train/preset_panel.h"
 #include "train/run_config_form.h"
 #include "train/train_page.h"
 #include "train/training_curves.h"
@@ -19,7 +23,9 @@
 #include "workspace/run_presets.h"
 #include "workspace/train_job.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -33,12 +39,15 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include <memory>
 
 using namespace lathe;
 using lathe::ui::AugmentationEditor;
 using lathe::ui::AugmentationPreviewGrid;
+using lathe::ui::AugmentationText;
+using lathe::ui::RunConfigForm;
 using lathe::ui::TrainPage;
 
 class TestTrainPage : public QObject
@@ -58,6 +67,29 @@ private:
             if (a[i] != b[i])
                 return false;
         return true;
+    }
+
+    static void choose(RunConfigForm *form, const char *field, const char *value)
+    {
+        auto *combo = qobject_cast<QComboBox *>(form->editor(QLatin1String(field)));
+        QVERIFY(combo);
+        combo->setCurrentText(QLatin1String(value));
+        QCOMPARE(combo->currentText(), QString::fromLatin1(value));
+    }
+
+    // The chosen options show the fields of shown (each with its label: the group itself may be
+    // hidden, under a collapsed Advanced section) and hide those of hidden (label too).
+    static void verifyShown(RunConfigForm *form, const QStringList &shown, const QStringList &hidden)
+    {
+        for (const QString &field : shown + hidden) {
+            QWidget *editor = form->editor(field);
+            QVERIFY2(editor, qPrintable(field));
+            auto *layout = qobject_cast<QFormLayout *>(editor->parentWidget()->layout());
+            QWidget *label = layout ? layout->labelForField(editor) : nullptr;
+            QVERIFY2(label && label->isHidden() == editor->isHidden(), qPrintable(field));
+            QVERIFY2(form->isFieldShown(field) == shown.contains(field), qPrintable(field));
+            QVERIFY2(editor->isHidden() == hidden.contains(field), qPrintable(field));
+        }
     }
 
 private Q_SLOTS:
@@ -111,30 +143,33 @@ private Q_SLOTS:
         // Adding a step by hand: grayscale with p = 1 makes every pixel grey.
         AugmentationEditor *editor = page.augmentationEditor();
         const int steps = editor->stepList()->count();
-        editor->typePicker()->setCurrentText(QStringLiteral("grayscale"));
-        QCOMPARE(editor->typePicker()->currentText(), QStringLiteral("grayscale"));
+        editor->typePicker()->setCurrentIndex(editor->typePicker()->findData(QStringLiteral("grayscale")));
+        QCOMPARE(editor->typePicker()->currentData().toString(), QStringLiteral("grayscale"));
         QTest::mouseClick(editor->addButton(), Qt::LeftButton);
         QCOMPARE(editor->stepList()->count(), steps + 1);
         QCOMPARE(editor->stepList()->currentRow(), steps);
-        editor->probabilityEdit()->setValue(1.0);
+        editor->probabilityEdit()->setValue(100); // percent
         const double p = editor->steps().back().value("p", 0.0);
         QCOMPARE(p, 1.0);
         QTRY_VERIFY(!preview->images().isEmpty() && preview->images().first().allGray());
         for (const QImage &image : preview->images())
             QVERIFY(image.allGray());
 
-        // Parameters the engine refuses: the reason is shown, the list in force is unchanged.
+        // Parameters the engine refuses (a scale from 90% to 10%): the reason is shown, the list
+        // in force is unchanged, and correcting the value is taken.
         const nlohmann::json accepted = editor->steps();
         editor->stepList()->setCurrentRow(0); // random_resized_crop
-        editor->paramsEdit()->setText(QStringLiteral("{\"scale\": [0.9, 0.1]}"));
-        QTest::keyClick(editor->paramsEdit(), Qt::Key_End); // textEdited needs a user edit
-        QTest::keyClick(editor->paramsEdit(), Qt::Key_Space);
+        auto *scaleMin = qobject_cast<QDoubleSpinBox *>(editor->stepForm()->parameterEditor(QStringLiteral("scale"), 0));
+        auto *scaleMax = qobject_cast<QDoubleSpinBox *>(editor->stepForm()->parameterEditor(QStringLiteral("scale"), 1));
+        QVERIFY(scaleMin && scaleMax);
+        scaleMin->setValue(90);
+        scaleMax->setValue(10);
         QVERIFY(editor->errorText().contains(QStringLiteral("scale")));
-        QVERIFY(editor->steps() == accepted);
-        editor->paramsEdit()->setText(QStringLiteral("not json"));
-        QTest::keyClick(editor->paramsEdit(), Qt::Key_Space);
-        QVERIFY(!editor->errorText().isEmpty());
-        QVERIFY(editor->steps() == accepted);
+        QCOMPARE(editor->steps()[0]["scale"][1].get<double>(), 1.0);
+        scaleMax->setValue(100);
+        QVERIFY(editor->errorText().isEmpty());
+        QCOMPARE(editor->steps()[0]["scale"][0].get<double>(), 0.9);
+        QVERIFY(editor->steps() != accepted);
 
         // Removing the grey step brings colour back.
         editor->stepList()->setCurrentRow(steps);
@@ -368,6 +403,197 @@ private Q_SLOTS:
         QVERIFY(page.preflight().contains(QStringLiteral("cuda:7")));
         devices->setValue(nlohmann::json::array({"cpu"}));
         QVERIFY(page.preflight().isEmpty());
+    }
+
+    void fieldsFollowTheChosenOptions()
+    {
+        TrainPage page(&m_jobs);
+        page.resize(1400, 900);
+        page.show();
+        RunConfigForm *form = page.form();
+        const QStringList plateau = {QStringLiteral("schedule.plateau_metric"), QStringLiteral("schedule.plateau_factor"),
+                                     QStringLiteral("schedule.plateau_patience"), QStringLiteral("schedule.plateau_threshold")};
+        const QStringList oneCycle = {QStringLiteral("schedule.max_lr"), QStringLiteral("schedule.pct_start"),
+                                      QStringLiteral("schedule.div_factor"), QStringLiteral("schedule.final_div_factor")};
+        const QString stepSize = QStringLiteral("schedule.step_size");
+        const QString gamma = QStringLiteral("schedule.gamma");
+        const QString minLr = QStringLiteral("schedule.min_lr");
+        const QString warmup = QStringLiteral("schedule.warmup_epochs");
+
+        // The default cosine schedule: its minimum, no step size, plateau or one-cycle fields.
+        verifyShown(form, {minLr, warmup}, QStringList{stepSize, gamma, QStringLiteral("schedule.milestones")} + plateau + oneCycle);
+        choose(form, "schedule.name", "step");
+        verifyShown(form, {stepSize, gamma, warmup}, QStringList{minLr} + plateau + oneCycle);
+        // A hidden field keeps its value, and values() still has it.
+        auto *step = qobject_cast<QSpinBox *>(form->editor(stepSize));
+        step->setValue(7);
+        choose(form, "schedule.name", "plateau");
+        verifyShown(form, plateau, QStringList{stepSize, gamma, minLr} + oneCycle);
+        QCOMPARE(form->values()["schedule"]["step_size"].get<int>(), 7);
+        QCOMPARE(step->value(), 7);
+        choose(form, "schedule.name", "one_cycle");
+        verifyShown(form, oneCycle, QStringList{warmup, QStringLiteral("schedule.warmup_start_factor"), stepSize, minLr} + plateau);
+        choose(form, "schedule.name", "multi_step");
+        verifyShown(form, {QStringLiteral("schedule.milestones"), gamma}, {stepSize});
+        choose(form, "schedule.name", "cosine_restarts");
+        verifyShown(form, {QStringLiteral("schedule.restart_epochs"), QStringLiteral("schedule.restart_multiplier"), minLr},
+                    {gamma});
+        // Warm-up's start factor once there is a warm-up.
+        QVERIFY(!form->isFieldShown(QStringLiteral("schedule.warmup_start_factor")));
+        auto *warmupEdit = qobject_cast<QLineEdit *>(form->editor(warmup));
+        warmupEdit->setText(QStringLiteral("2"));
+        Q_EMIT warmupEdit->editingFinished();
+        QVERIFY(form->isFieldShown(QStringLiteral("schedule.warmup_start_factor")));
+
+        // The optimiser's own fields.
+        const QString momentum = QStringLiteral("optimizer.momentum"), nesterov = QStringLiteral("optimizer.nesterov"),
+                      betas = QStringLiteral("optimizer.betas"), alpha = QStringLiteral("optimizer.alpha"),
+                      eps = QStringLiteral("optimizer.eps");
+        choose(form, "optimizer.name", "sgd");
+        verifyShown(form, {momentum, nesterov}, {betas, alpha, eps});
+        choose(form, "optimizer.name", "adamw");
+        verifyShown(form, {betas, eps}, {momentum, nesterov, alpha});
+        choose(form, "optimizer.name", "rmsprop");
+        verifyShown(form, {alpha, momentum, eps}, {betas, nesterov});
+        choose(form, "loss.name", "focal");
+        verifyShown(form, {QStringLiteral("loss.focal_gamma")}, {});
+        choose(form, "loss.name", "cross_entropy");
+        verifyShown(form, {}, {QStringLiteral("loss.focal_gamma")});
+
+        // Early stopping's metric, patience and minimum change only when it is on; EMA's decay too.
+        const QStringList stopping = {QStringLiteral("early_stopping.metric"), QStringLiteral("early_stopping.patience"),
+                                      QStringLiteral("early_stopping.min_delta")};
+        verifyShown(form, {QStringLiteral("early_stopping.enabled")}, stopping);
+        qobject_cast<QCheckBox *>(form->editor(QStringLiteral("early_stopping.enabled")))->setChecked(true);
+        verifyShown(form, stopping, {});
+        QVERIFY(form->values()["early_stopping"]["enabled"].get<bool>());
+        verifyShown(form, {}, {QStringLiteral("ema.decay")});
+        qobject_cast<QCheckBox *>(form->editor(QStringLiteral("ema.enabled")))->setChecked(true);
+        verifyShown(form, {QStringLiteral("ema.decay")}, {});
+        verifyShown(form, {}, {QStringLiteral("feature_cache.views")});
+        choose(form, "feature_cache.mode", "fixed_views");
+        verifyShown(form, {QStringLiteral("feature_cache.views")}, {});
+
+        // Several machines: their fields only with more than one.
+        RunConfigForm distributed({QStringLiteral("distributed")});
+        verifyShown(&distributed, {QStringLiteral("distributed.nnodes")},
+                    {QStringLiteral("distributed.node_rank"), QStringLiteral("distributed.master")});
+        qobject_cast<QSpinBox *>(distributed.editor(QStringLiteral("distributed.nnodes")))->setValue(2);
+        verifyShown(&distributed, {QStringLiteral("distributed.node_rank"), QStringLiteral("distributed.master")}, {});
+    }
+
+    void advancedSettingsAreCollapsed()
+    {
+        TrainPage page(&m_jobs);
+        page.resize(1400, 900);
+        page.show();
+        RunConfigForm *form = page.form();
+        QVERIFY(!form->isAdvancedExpanded());
+        // What a newcomer sets is in view; the rest waits under "Advanced settings".
+        for (const char *field : {"optimizer.epochs", "optimizer.batch_size", "optimizer.lr", "optimizer.name", "schedule.name",
+                                  "precision", "devices"}) {
+            QVERIFY2(!form->isAdvancedField(QLatin1String(field)), field);
+            QVERIFY2(form->editor(QLatin1String(field))->isVisible(), field);
+        }
+        for (const char *field : {"optimizer.weight_decay", "loss.label_smoothing", "checkpoints.keep", "seed"}) {
+            QVERIFY2(form->isAdvancedField(QLatin1String(field)), field);
+            QVERIFY2(form->isFieldShown(QLatin1String(field)), field);
+            QVERIFY2(!form->editor(QLatin1String(field))->isVisible(), field);
+        }
+        QTest::mouseClick(form->advancedToggle(), Qt::LeftButton);
+        QVERIFY(form->isAdvancedExpanded());
+        QVERIFY(form->editor(QStringLiteral("optimizer.weight_decay"))->isVisible());
+        QTest::mouseClick(form->advancedToggle(), Qt::LeftButton);
+        QVERIFY(!form->isAdvancedExpanded());
+        QVERIFY(!form->editor(QStringLiteral("optimizer.weight_decay"))->isVisible());
+        // Collapsed or not, every field is in values().
+        QVERIFY(form->values()["optimizer"].contains("weight_decay"));
+        RunConfigForm fresh(QStringList{QStringLiteral("optimizer")});
+        QVERIFY(!fresh.isAdvancedExpanded()); // remembers nothing
+    }
+
+    void augmentationStepsReadAsSentences()
+    {
+        AugmentationEditor editor;
+        QCOMPARE(editor.stepList()->count(), 2); // the standard recipe
+        QCOMPARE(editor.stepList()->item(0)->text(), QStringLiteral("Random resized crop: scale 8–100%, ratio 3:4–4:3"));
+        QCOMPARE(editor.stepList()->item(1)->text(), QStringLiteral("Horizontal flip: probability 50%"));
+        // A type without a sentence of its own: its parameters by name.
+        const nlohmann::json unknown = {{"type", "new_step"}, {"p", 0.25}, {"strength", 3}, {"size_range", {1, 2}}};
+        QCOMPARE(AugmentationText::sentence(unknown), QStringLiteral("new_step: size range 1, 2, strength 3, probability 25%"));
+
+        // Editing a parameter in the step's form changes the list and its sentence.
+        editor.stepList()->setCurrentRow(0);
+        auto *scaleMin = qobject_cast<QDoubleSpinBox *>(editor.stepForm()->parameterEditor(QStringLiteral("scale"), 0));
+        QVERIFY(scaleMin);
+        QCOMPARE(scaleMin->value(), 8.0); // percent
+        QSignalSpy changed(&editor, &AugmentationEditor::stepsChanged);
+        scaleMin->setValue(35);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(editor.steps()[0]["scale"][0].get<double>(), 0.35);
+        QCOMPARE(editor.stepList()->item(0)->text(), QStringLiteral("Random resized crop: scale 35–100%, ratio 3:4–4:3"));
+        QCOMPARE(editor.stepForm()->parameterEditor(QStringLiteral("scale"), 0), scaleMin); // the editor stays
+        editor.stepList()->setCurrentRow(1);
+        QCOMPARE(editor.probabilityEdit()->value(), 50.0);
+        editor.probabilityEdit()->setValue(100);
+        QCOMPARE(editor.steps()[1]["p"].get<double>(), 1.0);
+        QCOMPARE(editor.stepList()->item(1)->text(), QStringLiteral("Horizontal flip: always"));
+
+        // Every type reads as a sentence and has an editor for each of its parameters.
+        for (const std::string &type : engine::augmentationTypes()) {
+            QVERIFY(editor.setSteps(nlohmann::json::array({{{"type", type}}})));
+            const QString text = editor.stepList()->item(0)->text();
+            QVERIFY2(text.startsWith(AugmentationText::typeName(QString::fromStdString(type)) + QStringLiteral(": ")),
+                     qPrintable(text));
+            QVERIFY2(!text.contains(QLatin1Char('{')) && !text.contains(QLatin1Char('[')), qPrintable(text));
+            for (const auto &[name, value] : editor.steps()[0].items())
+                if (name != "type" && name != "p")
+                    QVERIFY2(editor.stepForm()->parameterEditor(QString::fromStdString(name)), (type + "." + name).c_str());
+        }
+        // A left-out size (resize to suit the image size) is set and left out again.
+        QVERIFY(editor.setSteps(nlohmann::json::array({{{"type", "resize"}}})));
+        auto *size = qobject_cast<QSpinBox *>(editor.stepForm()->parameterEditor(QStringLiteral("size")));
+        QVERIFY(size);
+        QVERIFY(!editor.probabilityEdit()->isEnabled()); // a geometry step always applies
+        size->setValue(256);
+        QCOMPARE(editor.steps()[0]["size"].get<int>(), 256);
+        QCOMPARE(editor.stepList()->item(0)->text(), QStringLiteral("Resize: short side 256 px"));
+        size->setValue(0);
+        QVERIFY(!editor.steps()[0].contains("size"));
+        // Random erasing with random values instead of fixed ones.
+        QVERIFY(editor.setSteps(nlohmann::json::array({{{"type", "random_erasing"}}})));
+        auto *random = editor.stepForm()->findChild<QCheckBox *>();
+        QVERIFY(random);
+        random->setChecked(true);
+        QCOMPARE(editor.steps()[0]["value"].get<std::string>(), std::string("random"));
+        QVERIFY(editor.stepList()->item(0)->text().contains(QStringLiteral("random values")));
+    }
+
+    void resetToDefaultsAfterAPreset()
+    {
+        TrainPage page(&m_jobs);
+        page.setModelSpecProvider([] { return engine::ModelSpec(); });
+        page.setProject(m_project.get());
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        auto *reset = page.findChild<QPushButton *>(QStringLiteral("resetDefaults"));
+        QVERIFY(reset);
+        QVERIFY(page.applyPreset(QStringLiteral("Train from scratch")));
+        QVERIFY(reset->isEnabled());
+        QVERIFY(!ui::PresetPanel::isDefault(page.runConfig()));
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QVERIFY(ui::PresetPanel::isDefault(page.runConfig()));
+        QVERIFY(!reset->isEnabled());
+        const engine::RunConfig defaults;
+        QCOMPARE(page.form()->values()["optimizer"]["lr"].get<double>(), defaults.optimizer.lr);
+        QCOMPARE(page.form()->values()["optimizer"]["epochs"].get<int>(), defaults.optimizer.epochs);
+        QVERIFY(page.form()->values()["schedule"]["name"] == defaults.schedule.name);
+        QVERIFY(page.augmentationEditor()->steps() == engine::augmentationsToJson(defaults.data.augment));
+        QCOMPARE(page.imageSizeEdit()->value(), defaults.data.imageSize);
+        // Any change enables it again.
+        page.imageSizeEdit()->setValue(64);
+        QVERIFY(reset->isEnabled());
+        page.imageSizeEdit()->setValue(0);
+        QVERIFY(!reset->isEnabled());
     }
 
     void runsCompareAndDiff()

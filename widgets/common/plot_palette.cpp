@@ -3,26 +3,106 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
 #include <QPalette>
+#include <QPointer>
 
 namespace lathe::ui {
+namespace {
+
+class PlotThemeFollower : public QObject
+{
+public:
+    using QObject::QObject;
+
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        switch (event->type()) {
+        case QEvent::Polish:
+        case QEvent::PaletteChange:
+        case QEvent::StyleChange:
+            if (auto *plot = qobject_cast<QCustomPlot *>(watched))
+                applyPlotPalette(plot, plot->palette());
+            break;
+        default:
+            break;
+        }
+        return false;
+    }
+};
+
+// Between the background and the text: grid lines that show in both themes without shouting.
+QColor mix(const QColor &from, const QColor &to, double t)
+{
+    return QColor::fromRgbF(float(from.redF() + (to.redF() - from.redF()) * t),
+                            float(from.greenF() + (to.greenF() - from.greenF()) * t),
+                            float(from.blueF() + (to.blueF() - from.blueF()) * t));
+}
+
+} // namespace
 
 void applyPlotPalette(QCustomPlot *plot, const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::WindowText);
+    const QColor faint = mix(palette.color(QPalette::Base), text, 0.3);
+    const QPen grid(faint, 0, Qt::DotLine);
     plot->setBackground(palette.brush(QPalette::Base));
-    plot->legend->setBrush(palette.brush(QPalette::Base));
-    plot->legend->setTextColor(text);
-    plot->legend->setBorderPen(QPen(palette.color(QPalette::Mid)));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->grid()->setPen(QPen(palette.color(QPalette::Mid), 0, Qt::DotLine));
+    for (QCPLayoutElement *element : plot->plotLayout()->elements(true)) {
+        if (auto *legend = qobject_cast<QCPLegend *>(element)) {
+            legend->setBrush(palette.brush(QPalette::Base));
+            legend->setTextColor(text);
+            if (legend->borderPen().style() != Qt::NoPen)
+                legend->setBorderPen(QPen(faint));
+        } else if (auto *title = qobject_cast<QCPTextElement *>(element)) {
+            title->setTextColor(text);
+        } else if (auto *rect = qobject_cast<QCPAxisRect *>(element)) {
+            for (QCPAxis *axis : rect->axes()) {
+                axis->setBasePen(QPen(text));
+                axis->setTickPen(QPen(text));
+                axis->setSubTickPen(QPen(text));
+                axis->setTickLabelColor(text);
+                axis->setLabelColor(text);
+                axis->grid()->setPen(grid);
+            }
+        }
     }
-    plot->replot();
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void followThemeInEveryPlot()
+{
+    static QPointer<PlotThemeFollower> installed; // gone with its application
+    if (installed || !qApp)
+        return;
+    installed = new PlotThemeFollower(qApp);
+    qApp->installEventFilter(installed);
+    // The plots that exist already.
+    for (QWidget *widget : QApplication::allWidgets())
+        if (auto *plot = qobject_cast<QCustomPlot *>(widget))
+            applyPlotPalette(plot, plot->palette());
+}
+
+void placeLegendAbove(QCustomPlot *plot, int columns)
+{
+    QCPLegend *legend = plot->legend;
+    // Row: stretch | legend | stretch, the legend as narrow as its entries.
+    auto *row = new QCPLayoutGrid;
+    int at = 0;
+    while (at < plot->plotLayout()->rowCount() && plot->plotLayout()->element(at, 0) != plot->axisRect())
+        ++at;
+    plot->plotLayout()->insertRow(at);
+    plot->plotLayout()->addElement(at, 0, row);
+    plot->plotLayout()->setRowStretchFactor(at, 0.001);
+    row->addElement(0, 0, new QCPLayoutElement(plot));
+    row->addElement(0, 1, legend); // takes it out of the axis rect's inset layout
+    row->addElement(0, 2, new QCPLayoutElement(plot));
+    row->setColumnStretchFactors({1, 0.001, 1});
+    row->setMargins(QMargins(0, 0, 0, 0));
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(columns);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 2, 4, 0));
+    legend->setColumnSpacing(12);
 }
 
 } // namespace lathe::ui

@@ -5,8 +5,21 @@ class QPalette;
 
 namespace lathe::ui {
 
-// Colours a QCustomPlot's background, legend, axes and grid from a widget palette (light and
-// dark themes alike) and replots it.
+// Colours a QCustomPlot from a widget palette (light and dark themes alike): background,
+// legend, every axis and grid, the text elements (titles); and replots it. Graph colours stay.
 void applyPlotPalette(QCustomPlot *plot, const QPalette &palette);
+
+// From now on every QCustomPlot of the application takes its palette when it is polished and
+// whenever the palette changes (a theme switch): no chart stays light in the dark theme, those
+// created later included. applyTheme() calls it; calling it again does nothing.
+void followThemeInEveryPlot();
+
+// Moves the legend out of the axis rect into a row of its own above it, centred, its entries
+// side by side (columns per row, then wrapped), without a frame: it never covers a point.
+void placeLegendAbove(QCustomPlot *plot, int columns);
+
+// The fraction of an axis range added beyond its extreme points (each side), so that a point
+// or a line at the minimum or maximum is drawn whole, not clipped by the axis rect.
+inline constexpr double kPlotPadding = 0.04;
 
 } // namespace lathe::ui

@@ -1,6 +1,7 @@
 #include "common/run_checkpoint_picker.h"
 
 #include "common/background_task.h"
+#include "engine/run/run_layout.h"
 #include "workspace/run_listing.h"
 
 #include <QComboBox>
@@ -17,8 +18,10 @@
 namespace lathe::ui {
 namespace {
 
-// The run combo's items: the run folder as Qt::UserRole, its checkpoints as this role.
+// The run combo's items: the run folder as Qt::UserRole, its checkpoints and whether it is
+// trained (workspace::isTrained) as these roles.
 constexpr int kCheckpointsRole = Qt::UserRole + 1;
+constexpr int kTrainedRole = Qt::UserRole + 2;
 
 QString runLabel(const workspace::ListedRun &run)
 {
@@ -27,18 +30,25 @@ QString runLabel(const workspace::ListedRun &run)
     if (run.info.arch.empty())
         return run.name;
     return RunCheckpointPicker::tr("%1 (%2, %3)")
-        .arg(run.name, QString::fromStdString(run.info.arch), QString::fromStdString(run.info.state));
+        .arg(run.name, QString::fromStdString(run.info.arch),
+             workspace::runStateText(QString::fromStdString(run.info.state)));
 }
 
 QString checkpointLabel(const QString &name)
 {
-    if (name == QLatin1String("best"))
+    if (name == QLatin1String(engine::run_layout::kBestAlias))
         return RunCheckpointPicker::tr("Best");
-    if (name == QLatin1String("last"))
+    if (name == QLatin1String(engine::run_layout::kLastAlias))
         return RunCheckpointPicker::tr("Last");
-    if (name.startsWith(QLatin1String("step-")))
-        return RunCheckpointPicker::tr("Step %1").arg(name.mid(5));
+    const qint64 step = engine::run_layout::stepOfStem(name.toStdString());
+    if (step >= 0)
+        return RunCheckpointPicker::tr("Step %1").arg(step);
     return name;
+}
+
+QString cleanRunDir(const QString &runDir)
+{
+    return QDir::cleanPath(QDir(runDir).absolutePath());
 }
 
 } // namespace
@@ -52,6 +62,9 @@ RunCheckpointPicker::RunCheckpointPicker(const QString &objectNamePrefix, QWidge
     m_runCombo->setObjectName(objectNamePrefix + QStringLiteral("Run"));
     m_runCombo->setMinimumContentsLength(16);
     m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_runCombo->setPlaceholderText(tr("No run chosen"));
+    m_runCombo->setToolTip(tr("The run selected on the Runs page, else the newest finished run. Once you pick a run "
+                              "here, it stays until you pick another."));
     m_checkpointCombo->setObjectName(objectNamePrefix + QStringLiteral("Checkpoint"));
     m_checkpointCombo->setToolTip(tr("Best: the checkpoint with the best validation metric. Last: the newest "
                                      "checkpoint. Steps: the step checkpoints the run kept."));
@@ -70,6 +83,8 @@ RunCheckpointPicker::RunCheckpointPicker(const QString &objectNamePrefix, QWidge
         listCheckpoints(currentCheckpoint()); // the same checkpoint of the other run, when it has one
         Q_EMIT selectionChanged();
     });
+    // Only the user's own pick (activated() is not emitted for setCurrentIndex).
+    connect(m_runCombo, &QComboBox::activated, this, [this] { m_userPicked = true; });
     connect(m_checkpointCombo, &QComboBox::currentIndexChanged, this, &RunCheckpointPicker::selectionChanged);
 }
 
@@ -78,6 +93,8 @@ void RunCheckpointPicker::setRunsDir(const QString &runsDir)
     m_runsDir = runsDir;
     m_pendingRun.clear();
     m_pendingCheckpoint.clear();
+    m_followedRun.clear();
+    m_userPicked = false;
     refresh();
 }
 
@@ -107,26 +124,29 @@ void RunCheckpointPicker::refresh()
         [this, generation](const QVariant &value) {
             if (generation != m_generation)
                 return;
+            const QVector<workspace::ListedRun> listed = value.value<QVector<workspace::ListedRun>>();
             const QString previousRun = currentRun();
             const QString previousCheckpoint = currentCheckpoint();
             {
                 const QSignalBlocker block(m_runCombo);
                 m_runCombo->clear();
-                for (const workspace::ListedRun &run : value.value<QVector<workspace::ListedRun>>()) {
+                for (const workspace::ListedRun &run : listed) {
                     m_runCombo->addItem(runLabel(run), run.dir);
                     const int at = m_runCombo->count() - 1;
                     m_runCombo->setItemData(at, run.checkpoints, kCheckpointsRole);
+                    m_runCombo->setItemData(at, workspace::isTrained(run), kTrainedRole);
                     if (!run.problem.isEmpty())
                         m_runCombo->setItemData(at, run.problem, Qt::ToolTipRole);
                 }
-                const int keep = m_runCombo->findData(previousRun);
-                m_runCombo->setCurrentIndex(keep >= 0 ? keep : (m_runCombo->count() > 0 ? 0 : -1));
+                m_runCombo->setCurrentIndex(indexToSelect(previousRun, workspace::defaultRunIndex(listed)));
             }
             listCheckpoints(previousCheckpoint);
             QString refused;
             if (!m_pendingRun.isEmpty()) {
                 const QString run = std::exchange(m_pendingRun, QString());
-                if (!choose(run, std::exchange(m_pendingCheckpoint, QString())))
+                if (choose(run, std::exchange(m_pendingCheckpoint, QString())))
+                    m_followedRun = run;
+                else
                     refused = tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run));
             }
             Q_EMIT selectionChanged();
@@ -138,6 +158,23 @@ void RunCheckpointPicker::refresh()
             if (generation == m_generation)
                 Q_EMIT problem(tr("Cannot list the runs: %1").arg(message));
         });
+}
+
+int RunCheckpointPicker::indexToSelect(const QString &previousRun, int defaultIndex) const
+{
+    const int previous = m_runCombo->findData(previousRun);
+    if (m_userPicked && previous >= 0)
+        return previous;
+    // A followed run that is not trained stays only when it is already shown: a hand-off of it.
+    const int followed = m_followedRun.isEmpty() ? -1 : m_runCombo->findData(m_followedRun);
+    if (followed >= 0 && (isTrainedAt(followed) || followed == previous))
+        return followed;
+    return defaultIndex;
+}
+
+bool RunCheckpointPicker::isTrainedAt(int index) const
+{
+    return m_runCombo->itemData(index, kTrainedRole).toBool();
 }
 
 QStringList RunCheckpointPicker::runs() const
@@ -163,25 +200,53 @@ QString RunCheckpointPicker::currentCheckpointText() const
     return m_checkpointCombo->currentText();
 }
 
+QString RunCheckpointPicker::noRunReason() const
+{
+    if (m_runCombo->count() == 0 || m_runCombo->currentIndex() >= 0)
+        return {};
+    return tr("No run is chosen: no run of this project has completed an epoch with a checkpoint yet (a run stopped "
+              "before the end of its first epoch has nothing worth evaluating or exporting). Train one on the Train "
+              "page, or pick a run above.");
+}
+
 bool RunCheckpointPicker::selectRun(const QString &runDir)
 {
-    const int index = m_runCombo->findData(QDir::cleanPath(QDir(runDir).absolutePath()));
+    const QString run = cleanRunDir(runDir);
+    const int index = m_runCombo->findData(run);
     if (index < 0)
         return false;
+    m_followedRun = run;
+    m_userPicked = false;
     m_runCombo->setCurrentIndex(index);
     return true;
 }
 
 void RunCheckpointPicker::select(const QString &runDir, const QString &checkpoint)
 {
-    const QString run = QDir::cleanPath(QDir(runDir).absolutePath());
+    const QString run = cleanRunDir(runDir);
+    m_userPicked = false;
     if (choose(run, checkpoint)) {
+        m_followedRun = run;
         Q_EMIT selectionChanged();
         return;
     }
     m_pendingRun = run; // a run that ended after the last listing
     m_pendingCheckpoint = checkpoint;
     refresh();
+}
+
+void RunCheckpointPicker::followRun(const QString &runDir)
+{
+    if (runDir.isEmpty() || m_runsDir.isEmpty())
+        return;
+    m_followedRun = cleanRunDir(runDir);
+    if (m_userPicked)
+        return;
+    const int index = m_runCombo->findData(m_followedRun);
+    if (index < 0)
+        refresh(); // a run that appeared since the last listing: the listing takes it when it is trained
+    else if (isTrainedAt(index) && index != m_runCombo->currentIndex())
+        m_runCombo->setCurrentIndex(index);
 }
 
 void RunCheckpointPicker::listCheckpoints(const QString &keep)

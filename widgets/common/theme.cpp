@@ -1,5 +1,7 @@
 #include "common/theme.h"
 
+#include "common/plot_palette.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QPalette>
@@ -53,6 +55,7 @@ void applyTheme(const QString &theme)
     QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
     qApp->setStyleSheet(styleSheet(dark ? QStringLiteral("dark") : QStringLiteral("light")));
     qApp->setProperty("latheTheme", theme);
+    followThemeInEveryPlot(); // the charts are not styled by the palette alone
 }
 
 } // namespace lathe::ui

@@ -6,7 +6,6 @@
 
 #include <qcustomplot.h>
 
-#include <QEvent>
 #include <QLabel>
 #include <QMap>
 #include <QToolTip>
@@ -37,10 +36,9 @@ ClassBalanceChart::ClassBalanceChart(QWidget *parent)
     m_plot->xAxis->setLabel(tr("Class"));
     m_plot->yAxis->setLabel(tr("Usable images"));
     m_plot->xAxis->grid()->setVisible(false);
-    // Top right, side by side; the value axis leaves room above the tallest bar for it.
+    // Above the bars, side by side: never over the tallest.
     m_plot->legend->setVisible(true);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    placeLegendAbove(m_plot, 4);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) { showBarToolTip(event->pos()); });
 
@@ -50,7 +48,6 @@ ClassBalanceChart::ClassBalanceChart(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_empty, 1);
-    applyPalette();
 }
 
 void ClassBalanceChart::setCounts(const QStringList &classes, const QVector<workspace::ClassCount> &counts)
@@ -107,7 +104,7 @@ void ClassBalanceChart::setCounts(const QStringList &classes, const QVector<work
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setTickLabelRotation(m_classes.size() > 6 ? 40 : 0);
     m_plot->xAxis->setRange(0.3, m_classes.size() + 0.7);
-    m_plot->yAxis->setRange(0, qMax(1.0, maxCount * 1.2 + 1));
+    m_plot->yAxis->setRange(0, qMax(1.0, maxCount * (1 + kPlotPadding)));
     m_plot->replot();
 
     const bool empty = splitOrder.isEmpty();
@@ -171,18 +168,6 @@ void ClassBalanceChart::showBarToolTip(const QPoint &pos)
         return;
     }
     QToolTip::hideText();
-}
-
-void ClassBalanceChart::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
-        applyPalette();
-    QWidget::changeEvent(event);
-}
-
-void ClassBalanceChart::applyPalette()
-{
-    applyPlotPalette(m_plot, palette());
 }
 
 } // namespace lathe::ui

@@ -12,7 +12,8 @@ class QLabel;
 namespace lathe::ui {
 
 // Usable images per class and split as grouped bars (QCustomPlot), class names under the
-// x axis, one colour per split. Hovering a bar tells its exact count.
+// x axis, one colour per split, the legend above the bars. Hovering a bar tells its exact count.
+// The theme's colours come from followThemeInEveryPlot().
 class ClassBalanceChart : public QWidget
 {
     Q_OBJECT
@@ -29,11 +30,7 @@ public:
     QVector<double> values(const QString &split) const; // per class, in classLabels() order
     QCustomPlot *plot() const { return m_plot; }
 
-protected:
-    void changeEvent(QEvent *event) override;
-
 private:
-    void applyPalette();
     void showBarToolTip(const QPoint &pos);
 
     QCustomPlot *m_plot;

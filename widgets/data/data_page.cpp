@@ -15,6 +15,7 @@
 #include "data/shard_counts_model.h"
 #include "data/shard_table_model.h"
 #include "data/thumbnail_grid_view.h"
+#include "workspace/dataset_warnings.h"
 #include "workspace/import_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
@@ -147,8 +148,10 @@ QWidget *DataPage::buildInspector()
     m_datasetCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     connect(m_datasetCombo, &QComboBox::activated, this, [this](int index) {
         const int id = m_datasetCombo->itemData(index).toInt();
-        if (id != currentDatasetId())
+        if (id != currentDatasetId()) {
+            m_status->clear(); // it spoke of the dataset shown before
             reload(id);
+        }
     });
     m_importButton = new QPushButton(tr("Import Folder…"), page);
     m_importButton->setObjectName(QStringLiteral("importButton"));
@@ -286,20 +289,30 @@ QWidget *DataPage::buildNearDuplicatesTab()
     m_groupList->setModel(m_groups);
     m_groupList->setUniformItemSizes(true);
     m_groupList->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_groupGrid = new ThumbnailGridView(splitter);
+    auto *members = new QWidget(splitter);
+    m_nearDuplicateDetails = new QLabel(members);
+    m_nearDuplicateDetails->setObjectName(QStringLiteral("nearDuplicateDetails"));
+    m_nearDuplicateDetails->setWordWrap(true);
+    m_nearDuplicateDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_groupGrid = new ThumbnailGridView(members);
     m_groupGrid->setModel(m_groupImages);
     m_groupGrid->setObjectName(QStringLiteral("nearDuplicateImages"));
+    auto *membersLayout = new QVBoxLayout(members);
+    membersLayout->setContentsMargins(6, 0, 0, 0);
+    membersLayout->addWidget(m_nearDuplicateDetails);
+    membersLayout->addWidget(m_groupGrid, 1);
     connect(m_groupList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
                 if (current.isValid())
                     m_groupImages->setNearDuplicateGroup(current.data(NearDuplicateGroupModel::GroupRole).toInt());
                 else
                     m_groupImages->setShowNothing(true);
+                updateNearDuplicateDetails();
             });
     connect(m_groupGrid, &QListView::activated, this,
             [this](const QModelIndex &index) { openViewer(index.data(ImageListModel::ImageIdRole).toLongLong()); });
     splitter->addWidget(m_groupList);
-    splitter->addWidget(m_groupGrid);
+    splitter->addWidget(members);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     return splitter;
@@ -307,7 +320,36 @@ QWidget *DataPage::buildNearDuplicatesTab()
 
 QWidget *DataPage::buildShardsTab()
 {
-    auto *tab = new QWidget(this);
+    m_shardsStack = new QStackedWidget(this);
+
+    // Before the first conversion: what it is for, and the button.
+    m_notConvertedPage = new QWidget(m_shardsStack);
+    m_notConvertedLabel = new QLabel(m_notConvertedPage);
+    m_notConvertedLabel->setObjectName(QStringLiteral("notConvertedLabel"));
+    m_notConvertedLabel->setWordWrap(true);
+    m_shardsConvertButton = new QPushButton(tr("Convert to Shards…"), m_notConvertedPage);
+    m_shardsConvertButton->setObjectName(QStringLiteral("shardsConvertButton"));
+    connect(m_shardsConvertButton, &QPushButton::clicked, this, &DataPage::askConvert);
+    auto *convertRow = new QHBoxLayout;
+    convertRow->addWidget(m_shardsConvertButton);
+    convertRow->addStretch(1);
+    auto *notConvertedLayout = new QVBoxLayout(m_notConvertedPage);
+    notConvertedLayout->setContentsMargins(12, 12, 12, 12);
+    notConvertedLayout->setSpacing(12);
+    notConvertedLayout->addWidget(m_notConvertedLabel);
+    notConvertedLayout->addLayout(convertRow);
+    notConvertedLayout->addStretch(1);
+    m_shardsStack->addWidget(m_notConvertedPage);
+
+    auto *tab = new QWidget(m_shardsStack);
+    m_shardWarningsLabel = new QLabel(tab);
+    m_shardWarningsLabel->setObjectName(QStringLiteral("shardWarnings"));
+    m_shardWarningsLabel->setWordWrap(true);
+    m_shardWarningsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Dark text on amber reads in the light and the dark theme alike.
+    m_shardWarningsLabel->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff3cd; color: #5c4400; border: 1px solid #e6d08a; border-radius: 4px; padding: 6px; }"));
+    m_shardWarningsLabel->hide();
     m_shardsSummary = new QLabel(tab);
     m_shardsSummary->setObjectName(QStringLiteral("shardsSummary"));
     m_shardsSummary->setWordWrap(true);
@@ -340,16 +382,19 @@ QWidget *DataPage::buildShardsTab()
 
     auto *layout = new QVBoxLayout(tab);
     layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_shardWarningsLabel);
     layout->addWidget(m_shardsSummary);
     layout->addWidget(m_shardsSplitter, 1);
+    m_shardsStack->addWidget(tab);
     updateShardsSummary();
-    return tab;
+    return m_shardsStack;
 }
 
 void DataPage::setProject(workspace::Project *project)
 {
     m_project = project;
     m_databasePath = project ? project->databasePath() : QString();
+    m_datasetsDir = project ? project->datasetsDir() : QString();
     ++m_loadGeneration; // whatever was being read belongs to the previous project
     m_loaded = false;
     m_snapshot = DatasetSnapshot();
@@ -396,13 +441,14 @@ void DataPage::reload(int datasetId)
         datasetId = currentDatasetId();
     const quint64 generation = ++m_loadGeneration;
     const QString databasePath = m_databasePath;
+    const QString datasetsDir = m_datasetsDir;
     if (!m_loaded)
         m_emptyMessage->setText(tr("Reading the catalog…"));
     updateButtons();
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [databasePath, datasetId]() -> QVariant {
-            return QVariant::fromValue(DatasetSnapshot::load(databasePath, datasetId));
+        [databasePath, datasetsDir, datasetId]() -> QVariant {
+            return QVariant::fromValue(DatasetSnapshot::load(databasePath, datasetsDir, datasetId));
         },
         [this, generation](const QVariant &result) {
             if (generation == m_loadGeneration)
@@ -422,6 +468,10 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
     const bool sameDataset = m_loaded && snapshot.dataset.id == m_snapshot.dataset.id;
     m_snapshot = snapshot;
     m_loaded = true;
+    // The Shards tab follows the dataset; a dataset.json still being read was asked for another.
+    ++m_manifestGeneration;
+    setManifest(snapshot.shards);
+    m_snapshot.shards = {};
 
     m_datasetCombo->clear();
     for (const DatasetInfo &info : snapshot.datasets)
@@ -432,6 +482,7 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
         m_images->clear();
         m_rejected->setImages({});
         m_groups->setGroups({});
+        updateNearDuplicateDetails();
         m_chart->setCounts({}, {});
         m_emptyMessage->setText(
             tr("This project has no dataset yet. Import a folder of images with one sub-folder per class "
@@ -458,14 +509,17 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
     for (const auto &[id, rows] : snapshot.nearDuplicateGroups) {
         NearDuplicateGroupModel::Group group;
         group.id = id;
-        for (int row : rows)
+        for (int row : rows) {
             group.files << snapshot.images.at(row).relPath;
+            group.distances << snapshot.images.at(row).nearDuplicateDistance;
+        }
         groups.append(group);
     }
-    m_groups->setGroups(groups);
+    m_groups->setGroups(groups, snapshot.dataset.nearDuplicateThreshold, snapshot.dataset.nearDuplicateBits);
     m_groupImages->setShowNothing(true);
     if (!groups.isEmpty())
         m_groupList->setCurrentIndex(m_groups->index(0));
+    updateNearDuplicateDetails();
 
     m_chart->setCounts(snapshot.classes, snapshot.counts);
     // The model holds the rows now; one copy is enough (and edits then never copy 100,000 rows).
@@ -532,6 +586,12 @@ void DataPage::updateButtons()
     m_convertButton->setToolTip(m_converting ? tr("A conversion is running; see the Jobs panel.")
                                              : tr("Write the dataset's usable images as TFRecord shards for "
                                                   "training, with a dataset.json that lists them."));
+    // Until the dataset has shards, converting it is the next step: the button says so.
+    const bool next = currentDatasetId() != 0 && !showsOwnShards();
+    m_convertButton->setText(next ? tr("Next: Convert to Shards…") : tr("Convert to Shards…"));
+    m_convertButton->setDefault(next);
+    m_shardsConvertButton->setEnabled(m_convertButton->isEnabled());
+    m_shardsConvertButton->setToolTip(m_convertButton->toolTip());
     m_openShardsButton->setEnabled(project);
     m_demoImportButton->setVisible(!m_demoImages.isEmpty());
     m_demoImportButton->setEnabled(project && !m_importing && m_loaded);
@@ -695,6 +755,7 @@ void DataPage::startConvert(const ConvertJob::Params &params)
                        .arg(locale.toString(summary.records), locale.toString(summary.shards),
                             locale.formattedDataSize(summary.bytes), QDir::toNativeSeparators(summary.outDir),
                             locale.toString(summary.rejected), locale.toString(summary.reencoded)));
+        // Shown on the Shards tab with its warnings, and recorded as the dataset's shards.
         if (databasePath == m_databasePath)
             openConvertedDataset(QDir(summary.outDir).filePath(workspace::ShardManifest::fileName()));
         Q_EMIT convertFinished(summary);
@@ -742,6 +803,8 @@ void DataPage::openConvertedDataset(const QString &datasetJson)
             if (generation != m_manifestGeneration)
                 return;
             setManifest(result.value<workspace::ShardManifest>());
+            if (showsOwnShards())
+                recordShards(m_manifest);
             m_tabs->setCurrentIndex(ShardsTab);
             Q_EMIT shardsLoaded(m_manifest.path);
         },
@@ -779,15 +842,86 @@ void DataPage::setManifest(const workspace::ShardManifest &manifest)
         m_shardCountsView->setMinimumWidth(0);
     }
     m_tabs->setTabText(ShardsTab, manifest.isNull() ? tr("Shards") : tr("Shards (%L1)").arg(manifest.shards.size()));
+    // Recomputed with the manifest: the warnings go when their cause does. No batch size here:
+    // the Train page's pre-flight adds the batch rule.
+    m_shardWarnings = workspace::datasetWarnings(manifest, QStringLiteral("train"), QStringLiteral("val"), 0);
+    QStringList items;
+    for (const QString &warning : std::as_const(m_shardWarnings))
+        items << QStringLiteral("<li>%1</li>").arg(warning.toHtmlEscaped());
+    m_shardWarningsLabel->setText(QStringLiteral("<b>%1</b><ul style=\"margin: 0\">%2</ul>")
+                                      .arg(tr("Before training on these shards:").toHtmlEscaped(), items.join(QString())));
+    m_shardWarningsLabel->setVisible(!m_shardWarnings.isEmpty());
+    m_shardsStack->setCurrentIndex(manifest.isNull() ? 0 : 1);
     updateShardsSummary();
+    updateButtons();
+}
+
+bool DataPage::showsOwnShards() const
+{
+    return DatasetSnapshot::isConversionOf(m_manifest, m_snapshot.dataset);
+}
+
+void DataPage::recordShards(const workspace::ShardManifest &manifest)
+{
+    const QString databasePath = m_databasePath;
+    const int datasetId = currentDatasetId();
+    const QString folder = manifest.folder();
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [databasePath, datasetId, folder]() -> QVariant {
+            workspace::ProjectConnection connection(databasePath);
+            connection.catalog().setShardsDir(datasetId, folder);
+            return {};
+        },
+        [this, datasetId, folder](const QVariant &) {
+            if (datasetId == currentDatasetId())
+                m_snapshot.dataset.shardsDir = folder;
+        },
+        [this](const QString &message) { showStatus(message); });
+}
+
+void DataPage::updateNearDuplicateDetails()
+{
+    const DatasetInfo &dataset = m_snapshot.dataset;
+    if (dataset.id != 0 && dataset.nearDuplicateThreshold <= 0) {
+        m_nearDuplicateDetails->setText(tr("This dataset was imported before near duplicates were grouped by their "
+                                           "distance to a representative: Re-import it to find them."));
+        return;
+    }
+    QString text = tr("A group gathers the images whose perceptual hash (%1 bits) differs from its representative's, "
+                      "the first image, in at most %n bit(s).",
+                      nullptr, dataset.nearDuplicateThreshold)
+                       .arg(dataset.nearDuplicateBits);
+    const QModelIndex current = m_groupList->currentIndex();
+    if (current.isValid() && current.row() < m_groups->groups().size()) {
+        const NearDuplicateGroupModel::Group &group = m_groups->groups().at(current.row());
+        QStringList members;
+        constexpr int kListed = 12;
+        for (qsizetype i = 0; i < group.files.size() && i < kListed; ++i) {
+            const int distance = i < group.distances.size() ? group.distances.at(i) : -1;
+            const QString name = QFileInfo(group.files.at(i)).fileName();
+            members << (i == 0 ? tr("%1 (the representative)").arg(name)
+                               : tr("%1: %2").arg(name, NearDuplicateGroupModel::distanceText(distance, dataset.nearDuplicateBits)));
+        }
+        if (group.files.size() > kListed)
+            members << tr("and %L1 more").arg(group.files.size() - kListed);
+        text += QLatin1Char('\n') + members.join(QStringLiteral(" · "));
+    } else if (m_groups->rowCount() == 0) {
+        text += QLatin1Char('\n') + tr("No two images of this dataset are that close.");
+    }
+    m_nearDuplicateDetails->setText(text);
 }
 
 void DataPage::updateShardsSummary()
 {
     const workspace::ShardManifest &m = m_manifest;
     if (m.isNull()) {
-        m_shardsSummary->setText(tr("No converted dataset is shown. Convert to Shards… writes the shown dataset as "
-                                    "record shards; Open Converted Dataset… shows one written before."));
+        m_shardsSummary->clear();
+        m_notConvertedLabel->setText(
+            tr("%1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards "
+               "writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted "
+               "Dataset… shows shards written before.")
+                .arg(m_snapshot.dataset.name.isEmpty() ? tr("The dataset") : m_snapshot.dataset.name));
         return;
     }
     const QLocale locale;

@@ -40,8 +40,11 @@ class ThumbnailLoader;
 // per split; the files that were rejected or set aside as duplicates, with their reasons;
 // the groups of near duplicates; and an image viewer to exclude or relabel one image. It
 // converts a dataset's folder to record shards and shows a converted dataset's shards and
-// counts (its dataset.json). The catalog and dataset.json are read on worker threads;
-// imports and conversions run as jobs.
+// counts (its dataset.json). The Shards tab follows the shown dataset: its latest conversion
+// (recorded in the catalog, or found in the project's datasets folder, so it is there again
+// when the project is reopened), or "not converted yet" with the button to convert it; the
+// conversion's data-quality warnings (workspace::datasetWarnings) are shown above its shards.
+// The catalog and dataset.json are read on worker threads; imports and conversions run as jobs.
 class DataPage : public QWidget
 {
     Q_OBJECT
@@ -72,6 +75,8 @@ public:
     void startConvert(const workspace::ConvertJob::Params &params);
     // Reads a converted dataset's dataset.json (on a worker thread) and shows its shards
     // and counts on the Shards tab; a file that cannot be used is reported with the reason.
+    // When it was converted from the shown dataset's folder, the catalog records it as that
+    // dataset's shards.
     void openConvertedDataset(const QString &datasetJson);
     // The output folder the convert dialog suggests: <project>/datasets/<dataset name>,
     // with a number added when that folder is already taken.
@@ -86,6 +91,8 @@ public:
     ConvertDialog *convertDialog() const; // the open convert dialog, or nullptr
     // The converted dataset shown on the Shards tab (null when none).
     const workspace::ShardManifest &shardManifest() const { return m_manifest; }
+    // The warnings shown above the shards (empty when none, or no shards are shown).
+    QStringList shardWarnings() const { return m_shardWarnings; }
     ShardTableModel *shardModel() const { return m_shardModel; }
     ShardCountsModel *shardCountsModel() const { return m_shardCounts; }
 
@@ -127,6 +134,9 @@ private:
     QWidget *buildShardsTab();
     void setManifest(const workspace::ShardManifest &manifest);
     void updateShardsSummary();
+    void updateNearDuplicateDetails();
+    void recordShards(const workspace::ShardManifest &manifest);
+    bool showsOwnShards() const;
     void askOpenConverted();
     void applySnapshot(const DatasetSnapshot &snapshot);
     void fillFilters();
@@ -146,6 +156,7 @@ private:
     workspace::JobManager *m_jobs;
     workspace::Project *m_project = nullptr;
     QString m_databasePath;
+    QString m_datasetsDir;
     QStringList m_facts;
     QString m_demoImages;
     DatasetSnapshot m_snapshot;
@@ -154,6 +165,7 @@ private:
     bool m_importing = false;
     bool m_converting = false;
     workspace::ShardManifest m_manifest;
+    QStringList m_shardWarnings;
     quint64 m_manifestGeneration = 0;
     QPointer<ConvertDialog> m_convertDialog;
 
@@ -192,6 +204,12 @@ private:
     QPushButton *m_exportCsvButton = nullptr;
     QListView *m_groupList = nullptr;
     QListView *m_groupGrid = nullptr;
+    QLabel *m_nearDuplicateDetails = nullptr;
+    QStackedWidget *m_shardsStack = nullptr;
+    QWidget *m_notConvertedPage = nullptr;
+    QLabel *m_notConvertedLabel = nullptr;
+    QPushButton *m_shardsConvertButton = nullptr;
+    QLabel *m_shardWarningsLabel = nullptr;
     QLabel *m_shardsSummary = nullptr;
     QSplitter *m_shardsSplitter = nullptr;
     QTableView *m_shardView = nullptr;

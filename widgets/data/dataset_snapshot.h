@@ -1,6 +1,7 @@
 #pragma once
 
 #include "workspace/catalog.h"
+#include "workspace/shard_manifest.h"
 
 #include <QMetaType>
 #include <QStringList>
@@ -23,10 +24,16 @@ struct DatasetSnapshot
     int rejected = 0;
     int duplicates = 0;
     int excluded = 0;
+    // The dataset's shards: the conversion the catalog recorded (DatasetInfo::shardsDir), else
+    // the newest one in datasetsDir converted from the dataset's folder; null when none is found.
+    workspace::ShardManifest shards;
 
-    // Reads the dataset datasetId (0 or unknown: the first one) from databasePath.
-    // Blocking: call it on a worker thread. Throws WorkspaceError.
-    static DatasetSnapshot load(const QString &databasePath, int datasetId);
+    // Reads the dataset datasetId (0 or unknown: the first one) from databasePath, and looks for
+    // its shards. Blocking: call it on a worker thread. Throws WorkspaceError.
+    static DatasetSnapshot load(const QString &databasePath, const QString &datasetsDir, int datasetId);
+
+    // Whether manifest was converted from dataset's folder.
+    static bool isConversionOf(const workspace::ShardManifest &manifest, const workspace::DatasetInfo &dataset);
 };
 
 } // namespace lathe::ui

@@ -2,18 +2,37 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace lathe::ui {
+namespace {
+
+int maxDistance(const NearDuplicateGroupModel::Group &group)
+{
+    return group.distances.isEmpty() ? -1 : *std::max_element(group.distances.cbegin(), group.distances.cend());
+}
+
+} // namespace
 
 NearDuplicateGroupModel::NearDuplicateGroupModel(QObject *parent)
     : QAbstractListModel(parent)
 {
 }
 
-void NearDuplicateGroupModel::setGroups(const QVector<Group> &groups)
+void NearDuplicateGroupModel::setGroups(const QVector<Group> &groups, int threshold, int hashBits)
 {
     beginResetModel();
     m_groups = groups;
+    m_threshold = threshold;
+    m_hashBits = hashBits;
     endResetModel();
+}
+
+QString NearDuplicateGroupModel::distanceText(int distance, int hashBits)
+{
+    if (distance < 0 || hashBits <= 0)
+        return {};
+    return tr("within %1 of %2 bits of the representative").arg(distance).arg(hashBits);
 }
 
 int NearDuplicateGroupModel::rowCount(const QModelIndex &parent) const
@@ -33,12 +52,24 @@ QVariant NearDuplicateGroupModel::data(const QModelIndex &index, int role) const
             names << QFileInfo(file).fileName();
         if (group.files.size() > 3)
             names << QStringLiteral("…");
-        return tr("%n image(s): %1", nullptr, int(group.files.size())).arg(names.join(QStringLiteral(", ")));
+        const QString text = tr("%n image(s): %1", nullptr, int(group.files.size())).arg(names.join(QStringLiteral(", ")));
+        const QString distance = distanceText(maxDistance(group), m_hashBits);
+        return distance.isEmpty() ? text : tr("%1 (%2)").arg(text, distance);
     }
-    case Qt::ToolTipRole:
-        return group.files.join(QLatin1Char('\n'));
+    case Qt::ToolTipRole: {
+        QStringList lines;
+        for (qsizetype i = 0; i < group.files.size(); ++i) {
+            const int distance = i < group.distances.size() ? group.distances.at(i) : -1;
+            lines << (i == 0             ? tr("%1: the representative").arg(group.files.at(i))
+                      : distance < 0     ? group.files.at(i)
+                                         : tr("%1: %2").arg(group.files.at(i), distanceText(distance, m_hashBits)));
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
     case GroupRole:
         return group.id;
+    case MaxDistanceRole:
+        return maxDistance(group);
     default:
         return {};
     }

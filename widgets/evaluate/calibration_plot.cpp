@@ -5,7 +5,6 @@
 
 #include <qcustomplot.h>
 
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -48,16 +47,15 @@ CalibrationPlot::CalibrationPlot(QWidget *parent)
     m_pr->xAxis->setLabel(tr("Recall"));
     m_pr->yAxis->setLabel(tr("Precision"));
     for (QCustomPlot *plot : {m_reliability, m_pr}) {
-        plot->xAxis->setRange(0, 1);
-        plot->yAxis->setRange(0, 1.02);
+        // 0..1 with room beyond: a perfect precision or recall is drawn whole.
+        plot->xAxis->setRange(-kPlotPadding, 1 + kPlotPadding);
+        plot->yAxis->setRange(-kPlotPadding, 1 + kPlotPadding);
         plot->setMinimumSize(240, 220);
+        plot->legend->setFont(QFont(font().family(), 8));
+        placeLegendAbove(plot, 3);
     }
     m_pr->legend->setVisible(false);
-    m_pr->legend->setFont(QFont(font().family(), 8));
-    m_pr->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     m_reliability->legend->setVisible(true);
-    m_reliability->legend->setFont(QFont(font().family(), 8));
-    m_reliability->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -68,7 +66,6 @@ CalibrationPlot::CalibrationPlot(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(plots, 1);
     layout->addWidget(m_summary);
-    applyPalette();
     clear();
 }
 
@@ -110,7 +107,7 @@ void CalibrationPlot::setMetrics(const nlohmann::json &metrics)
         confidence->setData(confKeys, confValues, true);
         auto *diagonal = m_reliability->addGraph();
         diagonal->setName(tr("Perfect calibration"));
-        diagonal->setPen(QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));
+        diagonal->setPen(QPen(QColor(128, 128, 128), 1, Qt::DashLine)); // grey: either theme
         diagonal->setData({0, 1}, {0, 1}, true);
     }
 
@@ -169,19 +166,6 @@ QString CalibrationPlot::summary() const
         text += QLatin1Char(' ') + tr("%n precision-recall curve(s); the legend is hidden with more than 12 classes.",
                                       nullptr, int(m_curveClasses.size()));
     return text;
-}
-
-void CalibrationPlot::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
-        applyPalette();
-    QWidget::changeEvent(event);
-}
-
-void CalibrationPlot::applyPalette()
-{
-    for (QCustomPlot *plot : {m_reliability, m_pr})
-        applyPlotPalette(plot, palette());
 }
 
 } // namespace lathe::ui

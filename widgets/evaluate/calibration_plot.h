@@ -14,7 +14,8 @@ namespace lathe::ui {
 // An evaluation's calibration and ranking quality side by side, drawn with QCustomPlot: the
 // reliability diagram (accuracy per confidence bin against the diagonal of perfect calibration,
 // with each bin's mean confidence and the ECE) and one-vs-rest precision-recall curves per
-// class with their average precision.
+// class with their average precision. The legends sit above the plots; the theme's colours come
+// from followThemeInEveryPlot().
 class CalibrationPlot : public QWidget
 {
     Q_OBJECT
@@ -34,12 +35,7 @@ public:
     QStringList curveClasses() const { return m_curveClasses; }
     QString summary() const;
 
-protected:
-    void changeEvent(QEvent *event) override;
-
 private:
-    void applyPalette();
-
     QCustomPlot *m_reliability;
     QCustomPlot *m_pr;
     QLabel *m_summary;

@@ -3,6 +3,9 @@
 #include <QFont>
 #include <QLocale>
 
+#include <cmath>
+#include <limits>
+
 namespace lathe::ui {
 namespace {
 
@@ -48,6 +51,13 @@ void ClassMetricsModel::setMetrics(const nlohmann::json &metrics)
                 tp = counts[index][index].get<double>();
             const double wrong = (row.support - tp) + (predicted - tp);
             row.accuracy = total > 0 ? (total - wrong) / total : 0.0;
+            if (row.support == 0) {
+                constexpr double undefined = std::numeric_limits<double>::quiet_NaN();
+                row.recall = undefined;
+                row.f1 = undefined;
+                if (predicted == 0)
+                    row.precision = undefined;
+            }
             m_rows.append(row);
         }
         const QList<QPair<const char *, QString>> averages = {{"macro", tr("macro avg")}, {"weighted", tr("weighted avg")}};
@@ -117,10 +127,15 @@ QVariant ClassMetricsModel::data(const QModelIndex &index, int role) const
     }
     if (role == Qt::TextAlignmentRole && column != ClassColumn)
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    const bool undefined = std::isnan(value(index.row(), column));
     if (role == Qt::UserRole)
-        return column == ClassColumn ? QVariant(row.name) : QVariant(value(index.row(), column));
+        return column == ClassColumn ? QVariant(row.name) : undefined ? QVariant() : QVariant(value(index.row(), column));
+    if (role == Qt::ToolTipRole && undefined)
+        return tr("The evaluated split has no image of this class, so this metric is undefined.");
     if (role != Qt::DisplayRole)
         return {};
+    if (undefined)
+        return tr("no images");
     switch (column) {
     case ClassColumn:
         return row.name;

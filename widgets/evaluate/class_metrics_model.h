@@ -10,7 +10,10 @@ namespace lathe::ui {
 
 // The per-class table of an evaluation (engine::computeMetrics' object): precision, recall,
 // F1, support and one-vs-rest accuracy per class, then the macro and weighted averages.
-// Qt::UserRole holds the raw number of a cell (for sorting and tests).
+// Qt::UserRole holds the raw number of a cell (for sorting and tests). A class without
+// support (no image of it in the split) has no recall or F1, nor a precision when it was
+// never predicted: those cells say "no images", value() is NaN and Qt::UserRole is null,
+// whatever the metrics hold (older evaluations stored 0 there).
 class ClassMetricsModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -27,6 +30,7 @@ public:
 
     // The class rows come first (one per class), then "macro avg" and "weighted avg".
     int classCount() const { return int(m_rows.size()) - m_averageRows; }
+    // NaN for an undefined metric (see above).
     double value(int row, Column column) const;
     QString className(int row) const;
 

@@ -76,10 +76,17 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    // Before any run is trained there is nothing to evaluate: the next step is the Train page.
+    m_trainNext = new QPushButton(tr("Next: Train a Model on the Train Page"), this);
+    m_trainNext->setObjectName(QStringLiteral("evaluateTrainNext"));
+    m_trainNext->hide();
+    connect(m_trainNext, &QPushButton::clicked, this, &EvaluatePage::trainRequested);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(24, 16, 24, 12);
     layout->setSpacing(8);
     layout->addWidget(selection);
+    layout->addWidget(m_trainNext, 0, Qt::AlignLeft);
     layout->addWidget(splitter, 1);
     layout->addWidget(m_status);
 
@@ -316,12 +323,17 @@ void EvaluatePage::selectionChanged()
 void EvaluatePage::lookUpStored()
 {
     const quint64 generation = ++m_lookupGeneration;
+    m_trainNext->setVisible(m_project && currentRun().isEmpty());
     if (!m_project) {
         clearEvaluation(tr("Open a project to evaluate its runs."));
         return;
     }
     if (m_picker->runs().isEmpty()) {
         clearEvaluation(tr("No runs yet: train one on the Train page, then evaluate it here."));
+        return;
+    }
+    if (currentRun().isEmpty()) { // no run is trained: the picker chose none
+        clearEvaluation(m_picker->noRunReason());
         return;
     }
     if (!hasCheckpoint()) {

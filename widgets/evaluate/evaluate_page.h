@@ -104,6 +104,7 @@ public:
     QComboBox *splitCombo() const { return m_splitCombo; }
     QCheckBox *ttaCheck() const { return m_tta; }
     QPushButton *evaluateButton() const { return m_evaluateButton; }
+    QPushButton *trainNextButton() const { return m_trainNext; }
     QTabWidget *tabs() const { return m_tabs; }
     ConfusionMatrixView *confusionMatrix() const { return m_matrix; }
     PredictionGalleryModel *galleryModel() const;
@@ -115,6 +116,8 @@ public:
     QString statusText() const;
 
 Q_SIGNALS:
+    // "Next: Train a Model", shown while no run is trained.
+    void trainRequested();
     void runsLoaded();
     // A stored evaluation is shown (0: none is stored for the selection).
     void evaluationLoaded(qint64 evaluationId);
@@ -156,6 +159,7 @@ private:
     RunCheckpointPicker *m_picker = nullptr;
     QComboBox *m_splitCombo = nullptr;
     QCheckBox *m_tta = nullptr;
+    QPushButton *m_trainNext = nullptr;
     QPushButton *m_evaluateButton = nullptr;
     QPushButton *m_saveCsvButton = nullptr;
     QPushButton *m_saveJsonButton = nullptr;

@@ -11,6 +11,7 @@
 #include <QBrush>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDesktopServices>
 #include <QDir>
@@ -51,6 +52,29 @@ QString percent(const QJsonValue &fraction)
 QString milliseconds(const QJsonValue &value)
 {
     return value.isDouble() ? QLocale().toString(value.toDouble(), 'f', 2) : QString();
+}
+
+// Why the engine did not time an artifact (its report entry): it times the runtimes a file is
+// deployed with (OpenCV DNN, LibTorch), never its reference runtime, which only checks results.
+QString latencyNotMeasured(const QJsonObject &artifact)
+{
+    const QString format = artifact.value(QStringLiteral("format")).toString();
+    const QString runtime = artifact.value(QStringLiteral("runtime")).toString();
+    if (runtime.isEmpty() && artifact.value(QStringLiteral("status")).toString() != QLatin1String("passed"))
+        return QCoreApplication::translate("ExportPage", "Not measured: the file failed before it could be run.");
+    if (format == QLatin1String("safetensors"))
+        return QCoreApplication::translate("ExportPage", "Not measured: a weights file, not a runnable model. Loaded into "
+                                                         "LibTorch it runs as the original model does (see above).");
+    if (runtime == QLatin1String("reference") && format == QLatin1String("onnx"))
+        return QCoreApplication::translate("ExportPage", "Not measured: OpenCV DNN cannot run this graph here, so it was "
+                                                         "checked with Lathe's reference runtime, which is not timed. "
+                                                         "Time it in ONNX Runtime.");
+    if (runtime == QLatin1String("reference"))
+        return QCoreApplication::translate("ExportPage", "Not measured: no runtime in this program runs %1 files at "
+                                                         "deployment speed; it was checked with Lathe's reference "
+                                                         "runtime, which is not timed. Time it in ONNX Runtime.")
+            .arg(format == QLatin1String("onnx-int8") ? QStringLiteral("INT8") : QStringLiteral("FP16"));
+    return QCoreApplication::translate("ExportPage", "Not measured: this export did not time its files.");
 }
 
 } // namespace
@@ -188,7 +212,7 @@ QWidget *ExportPage::buildOptions()
 
     m_outDir->setObjectName(QStringLiteral("exportFolder"));
     m_outDir->setToolTip(tr("Where the files and report.json are written. By default a new folder under the "
-                            "project's exports folder."));
+                            "project's exports folder; a relative path is taken from there."));
     m_exportButton->setObjectName(QStringLiteral("exportButton"));
     m_exportButton->setToolTip(tr("Export and verify every chosen format as a job."));
     m_cancelButton->setObjectName(QStringLiteral("exportCancel"));
@@ -359,6 +383,17 @@ QString ExportPage::outputFolder() const
     return m_outDir->text().trimmed();
 }
 
+// The folder the job writes and the page then shows: absolute and clean; "~" is the home folder
+// and a relative path is under the project's exports folder (not the program's working folder).
+QString ExportPage::resolvedOutputFolder() const
+{
+    QString folder = QDir::fromNativeSeparators(outputFolder());
+    if (folder == QLatin1String("~") || folder.startsWith(QLatin1String("~/")))
+        folder = QDir::homePath() + folder.mid(1);
+    const QString base = m_project ? m_project->exportsDir() : QDir::currentPath();
+    return QDir::cleanPath(QDir(base).absoluteFilePath(folder));
+}
+
 QString ExportPage::summaryText() const
 {
     return m_summary->text();
@@ -380,6 +415,8 @@ void ExportPage::selectionChanged()
         showStatus(tr("Open a project to export its runs."));
     else if (runs().isEmpty())
         showStatus(tr("No runs yet: train one on the Train page, then export it here."));
+    else if (currentRun().isEmpty()) // no run is trained: the picker chose none
+        showStatus(m_picker->noRunReason());
     else if (currentCheckpoint().isEmpty())
         showStatus(tr("This run has no checkpoint yet: it can be exported once it has written one."));
     else if (!isExporting())
@@ -453,7 +490,7 @@ void ExportPage::startExport()
     params.runDir = currentRun();
     params.checkpoint = currentCheckpoint();
     params.formats = checkedFormats();
-    params.outDir = QDir::fromNativeSeparators(outputFolder());
+    params.outDir = resolvedOutputFolder();
     params.preprocessing = m_preprocessing->isChecked();
     params.softmax = m_softmax->isChecked();
     params.calibMethod = m_calibMethod->currentData().toString();
@@ -471,11 +508,11 @@ void ExportPage::startExport()
         m_progress->setValue(int(fraction * 1000));
         m_progress->setFormat(status.isEmpty() ? QStringLiteral("%p%") : status + QStringLiteral(" (%p%)"));
     });
-    connect(job, &workspace::Job::finished, this, [this, outDir = params.outDir](const QVariant &result) {
+    connect(job, &workspace::Job::finished, this, [this](const QVariant &result) {
         const workspace::ExportRunResult exported = result.value<workspace::ExportRunResult>();
         const qint64 id = exported.exportId;
         jobEnded();
-        showReport(exported.reportJson, outDir, id);
+        showReport(exported.reportJson, exported.outDir, id); // the folder the job wrote
         showStatus(exported.ok
                        ? tr("Exported and verified.")
                        : tr("Exported, but some artifacts failed their checks: see the Reason column."));
@@ -580,8 +617,17 @@ void ExportPage::showReport(const QString &reportJson, const QString &outDir, qi
             cells[AccuracyColumn] = tr("%1% (%2%)")
                                         .arg(QLocale().toString(accuracy.value(QStringLiteral("top1")).toDouble(), 'f', 1),
                                              QLocale().toString(accuracy.value(QStringLiteral("reference_top1")).toDouble(), 'f', 1));
-        cells[Latency1Column] = milliseconds(latency.value(QStringLiteral("batch1_ms_per_image")));
-        cells[Latency32Column] = milliseconds(latency.value(QStringLiteral("batch32_ms_per_image")));
+        // A latency the engine did not measure says so, and why in its tool tip.
+        const QList<QPair<int, QString>> latencyKeys = {{Latency1Column, QStringLiteral("batch1_ms_per_image")},
+                                                       {Latency32Column, QStringLiteral("batch32_ms_per_image")}};
+        QList<int> unmeasured;
+        for (const auto &[column, key] : latencyKeys) {
+            cells[column] = milliseconds(latency.value(key));
+            if (cells[column].isEmpty()) {
+                cells[column] = tr("not measured");
+                unmeasured << column;
+            }
+        }
         cells[StatusColumn] = passed ? tr("passed") : tr("failed");
         cells[ReasonColumn] = a.value(QStringLiteral("reason")).toString();
         QList<QStandardItem *> row;
@@ -590,6 +636,10 @@ void ExportPage::showReport(const QString &reportJson, const QString &outDir, qi
         row[StatusColumn]->setForeground(passed ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
         row[ReasonColumn]->setToolTip(cells[ReasonColumn]);
         row[FileColumn]->setToolTip(QDir::toNativeSeparators(QDir(outDir).filePath(cells[FileColumn])));
+        for (const int column : std::as_const(unmeasured)) {
+            row[column]->setToolTip(latencyNotMeasured(a));
+            row[column]->setForeground(palette().brush(QPalette::PlaceholderText));
+        }
         m_report->appendRow(row);
     }
     updateButtons();

@@ -33,7 +33,8 @@ class RunCheckpointPicker;
 // softmax, the INT8 calibration, and an output folder; Export runs an ExportRunJob (progress and
 // cancel here and in the Jobs panel). Every artifact is verified by the engine; the report table
 // shows per artifact its file, size, differences against the original model, accuracy, CPU
-// latency and, for a failed check, the reason. Exports are recorded in the project: the list of
+// latency ("not measured" where the engine did not time it, why in its tool tip) and, for a
+// failed check, the reason; the folder shown is the one the job wrote. Exports are recorded in the project: the list of
 // previous exports shows a report again on selection.
 class ExportPage : public QWidget
 {
@@ -67,7 +68,9 @@ public:
     QString currentRun() const;
     QString currentCheckpoint() const; // "best", "last", "step-<n>" or a file
     QStringList checkedFormats() const;
-    QString outputFolder() const;
+    QString outputFolder() const; // as typed
+    // Where an export now would write, which the page shows once it has (see startExport).
+    QString resolvedOutputFolder() const;
 
     // Starts an ExportRunJob for the current choices; exportFinished() or exportFailed() follows.
     void startExport();

@@ -68,6 +68,7 @@ ModelPage::ModelPage(workspace::JobManager *jobs, QWidget *parent)
     , m_zooWeights(new QComboBox(this))
     , m_weightsStatus(new QLabel(this))
     , m_download(new QPushButton(tr("Download"), this))
+    , m_scratchInstead(new QPushButton(tr("Train from Scratch Instead"), this))
     , m_import(new QPushButton(tr("Import Weights File…"), this))
     , m_weightsFile(new QLineEdit(this))
     , m_browse(new QPushButton(tr("Browse…"), this))
@@ -116,7 +117,11 @@ ModelPage::ModelPage(workspace::JobManager *jobs, QWidget *parent)
     weightsLayout->addWidget(m_zooWeights, 0, 1);
     weightsLayout->addWidget(m_download, 0, 2);
     weightsLayout->addWidget(m_weightsStatus, 1, 1, 1, 2);
-    weightsLayout->addWidget(m_import, 2, 1, 1, 2, Qt::AlignLeft);
+    auto *weightsActions = new QHBoxLayout;
+    weightsActions->addWidget(m_import);
+    weightsActions->addWidget(m_scratchInstead);
+    weightsActions->addStretch(1);
+    weightsLayout->addLayout(weightsActions, 2, 1, 1, 2);
     weightsLayout->addWidget(fileButton, 3, 0);
     weightsLayout->addWidget(m_weightsFile, 3, 1);
     weightsLayout->addWidget(m_browse, 3, 2);
@@ -206,6 +211,11 @@ ModelPage::ModelPage(workspace::JobManager *jobs, QWidget *parent)
 
     connect(m_backbones->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ModelPage::backboneChosen);
     connect(m_sourceGroup, &QButtonGroup::idClicked, this, &ModelPage::changed);
+    // Offline, pretrained weights cannot be had: one click trains from random weights instead.
+    m_scratchInstead->setObjectName(QStringLiteral("scratchInstead"));
+    m_scratchInstead->setToolTip(tr("Start from random weights: no download needed, but it needs more data and epochs."));
+    m_scratchInstead->hide();
+    connect(m_scratchInstead, &QPushButton::clicked, this, [this] { setWeightsSource(Scratch); });
     connect(m_zooWeights, &QComboBox::currentIndexChanged, this, [this] {
         updateWeightsState();
         changed();
@@ -320,6 +330,20 @@ ModelPage::WeightsSource ModelPage::weightsSource() const
     return WeightsSource(m_sourceGroup->checkedId());
 }
 
+void ModelPage::setWeightsSource(WeightsSource source)
+{
+    m_sourceGroup->button(source)->setChecked(true);
+    changed();
+}
+
+void ModelPage::applyModelConfig(const nlohmann::json &model)
+{
+    if (model.contains("arch") && model["arch"].is_string())
+        setArch(QString::fromStdString(model["arch"].get<std::string>()));
+    if (model.contains("weights") && model["weights"] == "")
+        setWeightsSource(Scratch);
+}
+
 QRadioButton *ModelPage::sourceButton(WeightsSource source) const
 {
     return qobject_cast<QRadioButton *>(m_sourceGroup->button(source));
@@ -387,6 +411,7 @@ void ModelPage::updateFacts()
 
 void ModelPage::updateWeightsState()
 {
+    m_scratchInstead->hide(); // a failed download's offer; its cause is gone once the state is new
     const engine::ZooWeights *w = chosenZooWeights();
     if (!w) {
         m_weightsStatus->setText(m_zoo.empty() ? tr("The model-zoo catalog is not loaded.")
@@ -437,6 +462,8 @@ void ModelPage::changed()
     m_zooWeights->setEnabled(weightsSource() == Zoo);
     m_weightsFile->setEnabled(weightsSource() == File);
     m_browse->setEnabled(weightsSource() == File);
+    if (weightsSource() != Zoo && m_scratchInstead->isVisible())
+        updateWeightsState(); // no download failure to show for another source
     save();
     refreshSummary();
     Q_EMIT specChanged();
@@ -587,6 +614,7 @@ void ModelPage::download()
     connect(job, &workspace::Job::failed, this, [this](const QString &message) {
         updateWeightsState();
         showErrorWithHelp(m_weightsStatus, tr("The download failed: %1").arg(message), QStringLiteral("weights-and-the-model-zoo"));
+        m_scratchInstead->setVisible(weightsSource() == Zoo);
     });
     connect(job, &workspace::Job::cancelled, this, [this] {
         updateWeightsState();

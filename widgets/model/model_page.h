@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+#include <nlohmann/json.hpp>
+
 #include <vector>
 
 class QButtonGroup;
@@ -50,6 +52,10 @@ public:
     void setArch(const QString &arch);
     QString arch() const;
     WeightsSource weightsSource() const;
+    // Chooses the weights source as a click on its button does.
+    void setWeightsSource(WeightsSource source);
+    // The model part of a recipe (workspace::Recipe): its "arch", and "weights" "" for from scratch.
+    void applyModelConfig(const nlohmann::json &model);
     QString weightsCacheDir() const { return m_cacheDir; }
     void setWeightsCacheDir(const QString &folder);
     // Verifies a weights file against the catalog and copies it into the cache (a Job);
@@ -67,6 +73,8 @@ public:
     QLabel *summaryLabel() const { return m_summary; }
     QLabel *weightsStatusLabel() const { return m_weightsStatus; }
     QPushButton *downloadButton() const { return m_download; }
+    // "Train from scratch instead", shown when the download of pretrained weights failed.
+    QPushButton *scratchInsteadButton() const { return m_scratchInstead; }
 
 Q_SIGNALS:
     void specChanged();
@@ -111,6 +119,7 @@ private:
     QComboBox *m_zooWeights;
     QLabel *m_weightsStatus;
     QPushButton *m_download;
+    QPushButton *m_scratchInstead;
     QPushButton *m_import;
     QLineEdit *m_weightsFile;
     QPushButton *m_browse;

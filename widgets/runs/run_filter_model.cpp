@@ -1,6 +1,7 @@
 #include "runs/run_filter_model.h"
 
 #include "runs/run_table_model.h"
+#include "workspace/run_listing.h"
 
 #include <QFileInfo>
 
@@ -26,8 +27,8 @@ bool RunFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &) const
     const RunTableModel::Row &r = runs->row(sourceRow);
     if (!m_tag.isEmpty() && !r.tags.contains(m_tag, Qt::CaseInsensitive))
         return false;
-    const QString haystack = QStringList{r.name(), QFileInfo(r.dir).fileName(), r.arch, RunTableModel::stateText(r.state),
-                                         r.tags.join(QLatin1Char(' ')), r.notes}
+    const QString haystack = QStringList{r.name(), QFileInfo(r.dir).fileName(), r.arch, r.dataset,
+                                         workspace::runStateText(r.shownState()), r.tags.join(QLatin1Char(' ')), r.notes}
                                  .join(QLatin1Char('\n'));
     for (const QString &word : m_words)
         if (!haystack.contains(word, Qt::CaseInsensitive))

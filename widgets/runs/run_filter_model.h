@@ -5,8 +5,8 @@
 namespace lathe::ui {
 
 // The Runs page's filter over RunTableModel: every word of the text must appear in the run's
-// name, folder, backbone, state, tags or notes (case-insensitive), and the run must carry the
-// chosen tag (none: any run).
+// name, folder, backbone, dataset, state, tags or notes (case-insensitive), and the run must
+// carry the chosen tag (none: any run).
 class RunFilterModel : public QSortFilterProxyModel
 {
     Q_OBJECT

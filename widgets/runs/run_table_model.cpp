@@ -1,13 +1,47 @@
 #include "runs/run_table_model.h"
 
 #include "engine/run/run_events.h"
+#include "engine/run/run_folder.h"
+#include "workspace/run_listing.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QLocale>
 
+#include <algorithm>
+#include <iterator>
+
 namespace lathe::ui {
+namespace {
+
+struct MetricName
+{
+    const char *name;
+    const char *label;
+};
+
+// The metrics the trainer writes (an epoch event's, a checkpoint's), in the checkpoint table's
+// column order.
+const MetricName kMetricNames[] = {
+    {"val_top1", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val top-1")},
+    {"val_top5", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val top-5")},
+    {"val_loss", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val loss")},
+    {"train_top1", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Train top-1")},
+    {"train_loss", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Train loss")},
+    {engine::event_key::kLr, QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Learning rate")},
+    {engine::event_key::kSeconds, QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Epoch time")},
+};
+
+int metricRank(const QString &name)
+{
+    for (int i = 0; i < int(std::size(kMetricNames)); ++i)
+        if (name == QLatin1String(kMetricNames[i].name))
+            return i;
+    return int(std::size(kMetricNames));
+}
+
+} // namespace
 
 RunTableModel::RunTableModel(QObject *parent)
     : QAbstractTableModel(parent)
@@ -24,6 +58,11 @@ void RunTableModel::setRows(QList<Row> rows)
 QString RunTableModel::Row::name() const
 {
     return displayName.isEmpty() ? QFileInfo(dir).fileName() : displayName;
+}
+
+QString RunTableModel::Row::shownState() const
+{
+    return paused && state == QLatin1String(engine::run_state::kRunning) ? QString::fromLatin1(workspace::kPausedState) : state;
 }
 
 QStringList RunTableModel::parseTags(const QString &text)
@@ -90,6 +129,15 @@ int RunTableModel::indexOf(const QString &dir) const
     return -1;
 }
 
+void RunTableModel::setPaused(const QString &dir, bool paused)
+{
+    const int row = indexOf(dir);
+    if (row < 0 || m_rows[row].paused == paused)
+        return;
+    m_rows[row].paused = paused;
+    Q_EMIT dataChanged(index(row, State), index(row, State));
+}
+
 int RunTableModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -100,20 +148,32 @@ int RunTableModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString RunTableModel::stateText(const QString &state)
+QString RunTableModel::metricLabel(const QString &name)
 {
-    if (state == QLatin1String("running"))
-        return tr("running");
-    // A run that is not running has the state of its last end event.
-    if (state == QLatin1String(engine::event_type::kFinished))
-        return tr("finished");
-    if (state == QLatin1String(engine::event_type::kFailed))
-        return tr("failed");
-    if (state == QLatin1String(engine::event_type::kCancelled))
-        return tr("stopped");
-    if (state == QLatin1String("interrupted"))
-        return tr("interrupted");
-    return state;
+    const int rank = metricRank(name);
+    return rank < int(std::size(kMetricNames)) ? tr(kMetricNames[rank].label) : name;
+}
+
+QString RunTableModel::metricText(const QString &name, double value)
+{
+    const QLocale locale;
+    if (engine::metricLowerIsBetter(name.toStdString())) // a loss
+        return locale.toString(value, 'f', 4);
+    if (name.contains(QLatin1String("top")) || name.contains(QLatin1String("acc"))) // fractions
+        return tr("%1 %").arg(locale.toString(100 * value, 'f', 2));
+    if (name == QLatin1String(engine::event_key::kSeconds))
+        return tr("%1 s").arg(locale.toString(value, 'f', 1));
+    return locale.toString(value, 'g', 4);
+}
+
+QStringList RunTableModel::sortMetrics(QStringList names)
+{
+    std::sort(names.begin(), names.end(), [](const QString &a, const QString &b) {
+        const int ra = metricRank(a);
+        const int rb = metricRank(b);
+        return ra != rb ? ra < rb : a < b;
+    });
+    return names;
 }
 
 QVariant RunTableModel::data(const QModelIndex &index, int role) const
@@ -131,14 +191,14 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
                                    : QString();
         case Backbone:
             return r.arch;
+        case Dataset:
+            return r.dataset;
         case Best:
             if (!r.hasBest)
                 return QString();
-            return r.bestMetric.endsWith(QLatin1String("loss"))
-                       ? QStringLiteral("%1 %2").arg(r.bestMetric, locale.toString(r.bestValue, 'f', 4))
-                       : QStringLiteral("%1 %2 %").arg(r.bestMetric, locale.toString(100 * r.bestValue, 'f', 2));
+            return QStringLiteral("%1 %2").arg(metricLabel(r.bestMetric), metricText(r.bestMetric, r.bestValue));
         case State:
-            return stateText(r.state);
+            return workspace::runStateText(r.shownState());
         case Epochs:
             return tr("%1 of %2").arg(r.lastEpoch + 1).arg(r.totalEpochs);
         case Duration: {
@@ -191,6 +251,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Started");
     case Backbone:
         return tr("Backbone");
+    case Dataset:
+        return tr("Dataset");
     case Best:
         return tr("Best");
     case State:

@@ -8,7 +8,7 @@
 namespace lathe::ui {
 
 // The runs of a project (one row per run folder, as readRunInfo summarises it): name, start,
-// backbone, best metric, state, epochs, duration, and what the user wrote about it (display
+// backbone, dataset, best metric, state, epochs, duration, and what the user wrote about it (display
 // name, tags, notes: annotations.json in the run folder). Runs written by lathe-cli into the
 // project's runs folder appear like any other: the run folder is the contract. The name and
 // the tags are edited in place; annotationsEdited() asks the page to write them.
@@ -17,14 +17,16 @@ class RunTableModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Name, Started, Backbone, Best, State, Epochs, Duration, Tags, Notes, ColumnCount };
+    enum Column { Name, Started, Backbone, Dataset, Best, State, Epochs, Duration, Tags, Notes, ColumnCount };
 
     struct Row
     {
         QString dir;
-        QString state; // running, finished, failed, cancelled, interrupted
+        QString state; // RunInfo::state: an engine::run_state
+        bool paused = false; // the workbench paused its training (state running)
         QString message;
         QString arch;
+        QString dataset; // workspace::ListedRun::dataset
         QString bestMetric;
         double bestValue = 0;
         bool hasBest = false;
@@ -37,6 +39,8 @@ public:
         QStringList tags;
         QString annotationsProblem; // annotations.json could not be read: why
         QString name() const;       // displayName, else the folder name
+        // The state the table shows: workspace::kPausedState for a paused running run, else state.
+        QString shownState() const;
     };
 
     explicit RunTableModel(QObject *parent = nullptr);
@@ -47,6 +51,8 @@ public:
     void setAnnotations(int index, const QString &displayName, const QString &notes, const QStringList &tags);
     QStringList allTags() const;
     int indexOf(const QString &dir) const;
+    // Marks the run dir paused or not (see Row::paused).
+    void setPaused(const QString &dir, bool paused);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -58,7 +64,14 @@ public:
     // "a, b , a" -> ["a", "b"]
     static QStringList parseTags(const QString &text);
 
-    static QString stateText(const QString &state);
+    // A metric of an epoch or a checkpoint (the run config's names: "val_top1", "train_loss", ...)
+    // as the Runs page shows it: its column title ("Val top-1"; an unknown name as it is) and its
+    // value (accuracies in percent, losses with 4 decimals).
+    static QString metricLabel(const QString &name);
+    static QString metricText(const QString &name, double value);
+    // names in the order of the checkpoint table's columns: validation, then training metrics,
+    // the learning rate and the epoch's time, then any others by name.
+    static QStringList sortMetrics(QStringList names);
 
 Q_SIGNALS:
     void annotationsEdited(const QString &dir);

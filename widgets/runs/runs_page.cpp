@@ -44,8 +44,6 @@ struct SelectionData
     std::vector<engine::CheckpointEntry> checkpoints;
 };
 
-enum CheckpointColumn { CheckpointName, CheckpointStep, CheckpointEpoch, CheckpointMetrics, CheckpointSize, CheckpointKept, CheckpointColumns };
-
 QJsonObject toQt(const nlohmann::json &json)
 {
     return QJsonDocument::fromJson(QByteArray::fromStdString(json.dump())).object();
@@ -105,7 +103,7 @@ RunsPage::RunsPage(QWidget *parent)
     m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_view->setToolTip(tr("Double-click a run's name or tags to change them."));
     m_filterEdit->setObjectName(QStringLiteral("runFilter"));
-    m_filterEdit->setPlaceholderText(tr("Filter by name, backbone, state, tag or notes"));
+    m_filterEdit->setPlaceholderText(tr("Filter by name, backbone, dataset, state, tag or notes"));
     m_filterEdit->setClearButtonEnabled(true);
     m_tagFilter->setObjectName(QStringLiteral("tagFilter"));
     m_tagFilter->setToolTip(tr("Show only the runs with this tag."));
@@ -130,8 +128,13 @@ RunsPage::RunsPage(QWidget *parent)
     m_diff->setReadOnly(true);
     m_diff->setPlaceholderText(tr("Select two runs to see where their configurations differ."));
     m_checkpoints->setObjectName(QStringLiteral("checkpointTable"));
-    m_checkpoints->setColumnCount(CheckpointColumns);
-    m_checkpoints->setHorizontalHeaderLabels({tr("Checkpoint"), tr("Step"), tr("Epoch"), tr("Metrics"), tr("Size"), tr("Kept as")});
+    m_checkpoints->setColumnCount(CheckpointMetrics);
+    m_checkpoints->setHorizontalHeaderLabels({tr("Checkpoint"), tr("Kept as"), tr("Step"), tr("Epoch"), tr("Size")});
+    // The sidecar's epoch is where training continues from: the epochs completed, whose last
+    // one the checkpoint's metrics are of.
+    m_checkpoints->horizontalHeaderItem(CheckpointEpoch)
+        ->setToolTip(tr("The epochs completed when the checkpoint was written; its metrics are those of the last one. "
+                        "A checkpoint written within an epoch (Stop, every N steps) counts the epochs before it."));
     m_checkpoints->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_checkpoints->horizontalHeader()->setStretchLastSection(true);
     m_checkpoints->verticalHeader()->hide();
@@ -242,7 +245,18 @@ RunsPage::RunsPage(QWidget *parent)
 void RunsPage::setProject(workspace::Project *project)
 {
     m_project = project;
+    m_selectedRun.clear();
     refresh();
+}
+
+void RunsPage::setRunPaused(const QString &runDir, bool paused)
+{
+    const QString dir = QDir::cleanPath(QDir(runDir).absolutePath()); // as listRuns spells it
+    if (paused)
+        m_pausedRuns.insert(dir);
+    else
+        m_pausedRuns.remove(dir);
+    m_model->setPaused(dir, paused);
 }
 
 void RunsPage::refresh()
@@ -266,6 +280,7 @@ void RunsPage::refresh()
                 row.state = QString::fromStdString(info.state);
                 row.message = QString::fromStdString(info.message);
                 row.arch = QString::fromStdString(info.arch);
+                row.dataset = run.dataset;
                 row.bestMetric = QString::fromStdString(info.bestMetric);
                 row.hasBest = info.bestValue.has_value();
                 row.bestValue = info.bestValue.value_or(0);
@@ -290,7 +305,10 @@ void RunsPage::refresh()
             if (generation != m_generation)
                 return;
             const QStringList selected = selectedRuns();
-            m_model->setRows(result.value<QList<RunTableModel::Row>>());
+            QList<RunTableModel::Row> rows = result.value<QList<RunTableModel::Row>>();
+            for (RunTableModel::Row &row : rows)
+                row.paused = m_pausedRuns.contains(row.dir);
+            m_model->setRows(rows);
             listTags();
             m_summary->setText(m_model->rowCount() == 0
                                    ? tr("No runs yet: start one on the Train page, or with lathe-cli train --out %1/NAME.")
@@ -333,13 +351,13 @@ void RunsPage::updateButtons()
     bool resumable = false;
     if (runs.size() == 1) {
         const QString state = m_model->row(m_model->indexOf(runs.first())).state;
-        resumable = state == QLatin1String(engine::event_type::kCancelled) || state == QLatin1String("interrupted") ||
-                    state == QLatin1String(engine::event_type::kFailed);
+        resumable = state == QLatin1String(engine::run_state::kCancelled) || state == QLatin1String(engine::run_state::kInterrupted) ||
+                    state == QLatin1String(engine::run_state::kFailed);
     }
     m_open->setEnabled(!runs.isEmpty());
     m_resume->setEnabled(resumable);
     m_clone->setEnabled(runs.size() == 1);
-    m_delete->setEnabled(runs.size() == 1 && m_model->row(m_model->indexOf(runs.first())).state != QLatin1String("running"));
+    m_delete->setEnabled(runs.size() == 1 && m_model->row(m_model->indexOf(runs.first())).state != QLatin1String(engine::run_state::kRunning));
     m_notes->setEnabled(runs.size() == 1);
     m_saveNotes->setEnabled(runs.size() == 1);
     // Only when another run is chosen: a refresh must not take away notes being typed.
@@ -416,7 +434,7 @@ void RunsPage::updateCheckpointButtons()
     const bool one = runs.size() == 1 && row >= 0;
     const QTableWidgetItem *item = one ? m_checkpoints->item(row, CheckpointName) : nullptr;
     const bool complete = item && item->data(Qt::UserRole + 2).toString().isEmpty();
-    const bool running = one && m_model->row(m_model->indexOf(runs.first())).state == QLatin1String("running");
+    const bool running = one && m_model->row(m_model->indexOf(runs.first())).state == QLatin1String(engine::run_state::kRunning);
     const bool isBest = item && item->data(Qt::UserRole + 3).toBool();
     const QString name = one ? checkpointName(row) : QString();
     m_evaluate->setEnabled(complete);
@@ -487,6 +505,10 @@ void RunsPage::selectionChanged()
     updateButtons();
     const int generation = ++m_selectionGeneration;
     const QStringList runs = selectedRuns();
+    if (runs.size() == 1 && runs.first() != m_selectedRun) {
+        m_selectedRun = runs.first();
+        Q_EMIT selectedRunChanged(m_selectedRun);
+    }
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
         [runs]() -> QVariant {
@@ -514,34 +536,7 @@ void RunsPage::selectionChanged()
             m_diff->setPlainText(data.configs.size() == 2 ? diffConfigs(data.configs[0], data.configs[1]).join(QLatin1Char('\n'))
                                                           : QString());
             const QString selectedCheckpoint = m_checkpoints->currentRow() >= 0 ? checkpointName(m_checkpoints->currentRow()) : QString();
-            m_checkpoints->clearContents();
-            m_checkpoints->setRowCount(int(data.checkpoints.size()));
-            const QLocale locale;
-            for (int r = 0; r < int(data.checkpoints.size()); ++r) {
-                const engine::CheckpointEntry &c = data.checkpoints[std::size_t(r)];
-                QStringList kept;
-                if (c.best)
-                    kept << (c.chosenByUser ? tr("best (chosen)") : tr("best"));
-                if (c.last)
-                    kept << tr("last");
-                const QStringList cells = {QString::fromStdString(c.name),
-                                           QString::number(c.step),
-                                           c.epoch >= 0 ? QString::number(c.epoch + 1) : QString(),
-                                           QString::fromStdString(c.metrics.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)),
-                                           c.problem.empty() ? locale.formattedDataSize(qint64(c.bytes)) : tr("incomplete"),
-                                           kept.join(QStringLiteral(", "))};
-                for (int col = 0; col < CheckpointColumns; ++col) {
-                    auto *item = new QTableWidgetItem(cells.value(col));
-                    if (!c.problem.empty())
-                        item->setToolTip(QString::fromStdString(c.problem));
-                    m_checkpoints->setItem(r, col, item);
-                }
-                QTableWidgetItem *first = m_checkpoints->item(r, CheckpointName);
-                first->setData(Qt::UserRole, QString::fromStdString(c.name));
-                first->setData(Qt::UserRole + 1, QString::fromStdString(c.model));
-                first->setData(Qt::UserRole + 2, QString::fromStdString(c.problem));
-                first->setData(Qt::UserRole + 3, c.best);
-            }
+            showCheckpoints(data.checkpoints);
             selectCheckpoint(selectedCheckpoint);
             updateCheckpointButtons();
             Q_EMIT selectionLoaded();
@@ -550,6 +545,53 @@ void RunsPage::selectionChanged()
             if (generation == m_selectionGeneration)
                 m_summary->setText(tr("Cannot read the selected runs: %1").arg(message));
         });
+}
+
+void RunsPage::showCheckpoints(const std::vector<engine::CheckpointEntry> &checkpoints)
+{
+    // One column per metric any of them carries (numbers only: the rest is no metric to compare).
+    QStringList metrics;
+    for (const engine::CheckpointEntry &c : checkpoints)
+        if (c.metrics.is_object())
+            for (auto it = c.metrics.begin(); it != c.metrics.end(); ++it)
+                if (it->is_number() && !metrics.contains(QString::fromStdString(it.key())))
+                    metrics << QString::fromStdString(it.key());
+    m_checkpointMetrics = RunTableModel::sortMetrics(metrics);
+    m_checkpoints->clearContents();
+    m_checkpoints->setColumnCount(CheckpointMetrics + int(m_checkpointMetrics.size()));
+    for (int i = 0; i < m_checkpointMetrics.size(); ++i)
+        m_checkpoints->setHorizontalHeaderItem(CheckpointMetrics + i,
+                                               new QTableWidgetItem(RunTableModel::metricLabel(m_checkpointMetrics[i])));
+    m_checkpoints->setRowCount(int(checkpoints.size()));
+    const QLocale locale;
+    for (int r = 0; r < int(checkpoints.size()); ++r) {
+        const engine::CheckpointEntry &c = checkpoints[std::size_t(r)];
+        QStringList kept;
+        if (c.best)
+            kept << (c.chosenByUser ? tr("best (chosen)") : tr("best"));
+        if (c.last)
+            kept << tr("last");
+        QStringList cells = {QString::fromStdString(c.name), kept.join(QStringLiteral(", ")), QString::number(c.step),
+                             c.epoch >= 0 ? QString::number(c.epoch) : QString(),
+                             c.problem.empty() ? locale.formattedDataSize(qint64(c.bytes)) : tr("incomplete")};
+        for (const QString &metric : std::as_const(m_checkpointMetrics)) {
+            const auto it = c.metrics.is_object() ? c.metrics.find(metric.toStdString()) : c.metrics.end();
+            cells << (it != c.metrics.end() && it->is_number() ? RunTableModel::metricText(metric, it->get<double>()) : QString());
+        }
+        for (int col = 0; col < int(cells.size()); ++col) {
+            auto *item = new QTableWidgetItem(cells.value(col));
+            if (!c.problem.empty())
+                item->setToolTip(QString::fromStdString(c.problem));
+            if (col >= CheckpointStep) // numbers, right-aligned
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_checkpoints->setItem(r, col, item);
+        }
+        QTableWidgetItem *first = m_checkpoints->item(r, CheckpointName);
+        first->setData(Qt::UserRole, QString::fromStdString(c.name));
+        first->setData(Qt::UserRole + 1, QString::fromStdString(c.model));
+        first->setData(Qt::UserRole + 2, QString::fromStdString(c.problem));
+        first->setData(Qt::UserRole + 3, c.best);
+    }
 }
 
 QStringList RunsPage::diffConfigs(const nlohmann::json &a, const nlohmann::json &b)

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <QSet>
 #include <QWidget>
 
 #include <functional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,10 @@ class QPushButton;
 class QTableView;
 class QTableWidget;
 
+namespace lathe::engine {
+struct CheckpointEntry;
+}
+
 namespace lathe::workspace {
 class Project;
 }
@@ -24,8 +30,8 @@ class RunFilterModel;
 class RunOverlayPlot;
 class RunTableModel;
 
-// Every run of the project, from its run folders: state, backbone, best metric, duration, and
-// the name, tags and notes the user gave it (annotations.json in the run folder, so runs from
+// Every run of the project, from its run folders: state, backbone, dataset, best metric, duration,
+// and the name, tags and notes the user gave it (annotations.json in the run folder, so runs from
 // lathe-cli take them too), filtered by text and tag. Select runs to overlay their curves, two
 // to see how their configs differ; one to edit its notes, list its checkpoints (mark one best,
 // delete one, evaluate or export one), open its folder, resume it (stopped or crashed), clone
@@ -35,10 +41,17 @@ class RunsPage : public QWidget
     Q_OBJECT
 
 public:
+    // The checkpoint table's columns: these, then one per metric the checkpoints carry
+    // (RunTableModel::sortMetrics, metricLabel).
+    enum CheckpointColumn { CheckpointName, CheckpointKept, CheckpointStep, CheckpointEpoch, CheckpointSize, CheckpointMetrics };
+
     explicit RunsPage(QWidget *parent = nullptr);
 
     void setProject(workspace::Project *project);
     void refresh();
+    // The workbench paused (or continued) the training of runDir: its state shows Paused while
+    // it runs. Nothing in the run folder says so, hence this call.
+    void setRunPaused(const QString &runDir, bool paused);
 
     RunTableModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
@@ -56,6 +69,8 @@ public:
     QPushButton *exportButton() const { return m_export; }
     QStringList selectedRuns() const;
     void selectRuns(const QStringList &dirs);
+    // The checkpoint table's metric columns, by metric name ("val_top1", ...).
+    QStringList checkpointMetrics() const { return m_checkpointMetrics; }
     // The checkpoints table's rows: "step-<n>", or "best"/"last" for an alias alone.
     QString checkpointName(int row) const;
     QString checkpointFile(int row) const; // the model weights file
@@ -67,6 +82,9 @@ public:
 Q_SIGNALS:
     void refreshed();
     void selectionLoaded();
+    // The one run selected changed, by the user or a listing (never empty: none or several
+    // selected runs leave the last one). The Evaluate and Export pages follow it.
+    void selectedRunChanged(const QString &runDir);
     void resumeRequested(const QString &runDir);
     void cloneRequested(const nlohmann::json &config);
     // checkpoint: the checkpoint's model weights file (a sidecar of the same name lies beside it).
@@ -81,6 +99,7 @@ private:
     void selectionChanged();
     void updateButtons();
     void updateCheckpointButtons();
+    void showCheckpoints(const std::vector<engine::CheckpointEntry> &checkpoints);
     void deleteRun();
     void saveAnnotations(const QString &dir);
     void listTags();
@@ -111,6 +130,9 @@ private:
     QPushButton *m_clone;
     QPushButton *m_delete;
     QString m_notesDir; // the run whose notes the editor shows
+    QString m_selectedRun; // the last selectedRunChanged()'s
+    QSet<QString> m_pausedRuns;
+    QStringList m_checkpointMetrics;
     int m_generation = 0;
     int m_selectionGeneration = 0;
 };

@@ -1,8 +1,10 @@
 #include "shell/main_window.h"
 
 #include "common/help_links.h"
+#include "common/run_checkpoint_picker.h"
 #include "common/theme.h"
 #include "data/data_page.h"
+#include "engine/base/runtime_info.h"
 #include "evaluate/evaluate_page.h"
 #include "export/export_page.h"
 #include "model/model_page.h"
@@ -15,7 +17,9 @@
 #include "workspace/demo_project_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/quick_recipe.h"
 #include "workspace/settings.h"
+#include "workspace/train_job.h"
 #include "workspace/workspace_error.h"
 
 #include <QAbstractButton>
@@ -132,6 +136,29 @@ void MainWindow::buildPages()
         m_exportPage->selectCheckpoint(runDir, file);
         showPage(ExportPage);
     });
+    // Evaluate and Export show the run selected on the Runs page until the user picks one there
+    // (RunCheckpointPicker's rules).
+    for (QWidget *page : {static_cast<QWidget *>(m_evaluatePage), static_cast<QWidget *>(m_exportPage)})
+        connect(m_runsPage, &ui::RunsPage::selectedRunChanged, page->findChild<ui::RunCheckpointPicker *>(),
+                &ui::RunCheckpointPicker::followRun);
+    // A paused run is still "running" in its folder: the Runs page hears it from the job.
+    connect(m_jobs, &workspace::JobManager::jobAdded, this, [this](workspace::Job *job) {
+        auto *train = qobject_cast<workspace::TrainJob *>(job);
+        if (!train)
+            return;
+        const QString runDir = train->params().runDir;
+        connect(train, &workspace::TrainJob::pausedChanged, m_runsPage,
+                [this, runDir](bool paused) { m_runsPage->setRunPaused(runDir, paused); });
+        connect(train, &workspace::Job::ended, m_runsPage, [this, runDir] { m_runsPage->setRunPaused(runDir, false); });
+    });
+    // Next steps offered where the user stands.
+    connect(m_trainPage, &ui::TrainPage::convertRequested, this, [this] { showPage(DataPage); });
+    connect(m_trainPage, &ui::TrainPage::fromScratchRequested, this, [this] {
+        m_modelPage->setWeightsSource(ui::ModelPage::Scratch);
+        statusBar()->showMessage(tr("The Model page now trains from scratch (random initial weights)."), 5000);
+    });
+    connect(m_trainPage, &ui::TrainPage::recipeRequested, this, &MainWindow::applyRecipe);
+    connect(m_evaluatePage, &ui::EvaluatePage::trainRequested, this, [this] { showPage(TrainPage); });
     connect(m_pageList, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
     m_pageList->setCurrentRow(0);
 
@@ -206,11 +233,10 @@ void MainWindow::buildMenus()
     QAction *whatsThis = QWhatsThis::createAction(help);
     whatsThis->setText(tr("What's &This?"));
     help->addAction(whatsThis);
-    help->addAction(tr("&User Guide"), this, [] {
-        const QString folder = documentationFolder();
-        if (!folder.isEmpty())
-            QDesktopServices::openUrl(QUrl::fromLocalFile(QDir(folder).filePath(QStringLiteral("user-guide.md"))));
-    })->setEnabled(!documentationFolder().isEmpty());
+    // The guide beside the program, in the program's own viewer (no web browser needed).
+    QAction *guide = help->addAction(tr("&User Guide"), this, [] { openDocumentation(QStringLiteral("user-guide.md")); });
+    guide->setShortcut(QKeySequence::HelpContents);
+    guide->setEnabled(!documentationFolder().isEmpty());
 }
 
 void MainWindow::refreshRecentMenu()
@@ -274,12 +300,25 @@ void MainWindow::startDemo(const QString &root)
     params.root = root;
     auto *job = new DemoProjectJob(params);
     connect(job, &Job::finished, this, [this](const QVariant &result) {
-        openProject(result.value<DemoProjectResult>().project);
+        const auto demo = result.value<DemoProjectResult>();
+        openProject(demo.project);
+        // A new demo project starts from the recipe for this machine; a reused one keeps the
+        // settings the user left in it.
+        if (!demo.reused && m_project)
+            applyRecipe(workspace::recipeForMachine(engine::runtimeInfo().cudaDevices));
     });
     connect(job, &Job::failed, this,
             [this](const QString &message) { showError(tr("Cannot create the demo project"), message); });
     m_jobs->start(job);
     statusBar()->showMessage(tr("Creating the demo project in %1").arg(root), 5000);
+}
+
+void MainWindow::applyRecipe(const workspace::Recipe &recipe)
+{
+    if (recipe.config.contains("model"))
+        m_modelPage->applyModelConfig(recipe.config["model"]);
+    m_trainPage->applyConfig(recipe.config);
+    statusBar()->showMessage(tr("Recipe \"%1\" chosen: %2").arg(recipe.name, recipe.description), 10000);
 }
 
 void MainWindow::showPage(Page page)

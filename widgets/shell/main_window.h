@@ -15,6 +15,7 @@ namespace lathe::workspace {
 class JobManager;
 class Project;
 class Settings;
+struct Recipe;
 } // namespace lathe::workspace
 
 namespace lathe::ui {
@@ -49,6 +50,8 @@ public:
 
     // Builds the demo project in a job and opens it when the job finishes.
     void startDemo(const QString &root);
+    // Applies a whole recipe: its model to the Model page, its settings to the Train page.
+    void applyRecipe(const lathe::workspace::Recipe &recipe);
 
     void showPage(Page page);
     Page currentPage() const;

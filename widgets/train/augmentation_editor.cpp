@@ -1,36 +1,21 @@
 #include "train/augmentation_editor.h"
 
-#include "engine/pipeline/augmentation.h"
+#include "train/augmentation_step_form.h"
+#include "train/augmentation_text.h"
+
 #include "engine/base/engine_error.h"
+#include "engine/pipeline/augmentation.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace lathe::ui {
-namespace {
-
-QString stepText(const nlohmann::json &step)
-{
-    nlohmann::json params = step;
-    params.erase("type");
-    params.erase("p");
-    const double p = step.value("p", 1.0);
-    QString text = QString::fromStdString(step.value("type", std::string()));
-    if (p != 1.0)
-        text += QStringLiteral("  p=%1").arg(p);
-    if (!params.empty())
-        text += QStringLiteral("  ") + QString::fromStdString(params.dump());
-    return text;
-}
-
-} // namespace
 
 AugmentationEditor::AugmentationEditor(QWidget *parent)
     : QWidget(parent)
@@ -41,26 +26,20 @@ AugmentationEditor::AugmentationEditor(QWidget *parent)
     , m_up(new QPushButton(tr("Up"), this))
     , m_down(new QPushButton(tr("Down"), this))
     , m_standard(new QPushButton(tr("Standard Recipe"), this))
-    , m_probability(new QDoubleSpinBox(this))
-    , m_params(new QLineEdit(this))
+    , m_stepForm(new AugmentationStepForm(this))
     , m_error(new QLabel(this))
 {
     m_list->setObjectName(QStringLiteral("augmentationSteps"));
     m_list->setToolTip(tr("Applied to every training image in this order. Evaluation always uses resize and "
                           "center crop only."));
-    for (const std::string &type : engine::augmentationTypes())
-        m_typePicker->addItem(QString::fromStdString(type));
-    m_typePicker->setToolTip(tr("Steps are named as torchvision's transforms, with the same parameters and "
-                                "meaning."));
+    for (const std::string &type : engine::augmentationTypes()) {
+        const QString name = QString::fromStdString(type);
+        m_typePicker->addItem(AugmentationText::typeName(name), name);
+    }
+    m_typePicker->setToolTip(tr("Steps follow torchvision's transforms, with the same parameters and meaning."));
     m_add->setToolTip(tr("Append a step of the chosen type with its default parameters."));
     m_standard->setToolTip(tr("torchvision's ImageNet training recipe: random resized crop and horizontal flip."));
-    m_probability->setRange(0, 1);
-    m_probability->setSingleStep(0.05);
-    m_probability->setDecimals(2);
-    m_probability->setToolTip(tr("Chance that the step is applied to an image (p)."));
-    m_params->setObjectName(QStringLiteral("augmentationParams"));
-    m_params->setPlaceholderText(tr("Parameters as JSON, e.g. {\"scale\": [0.08, 1]}"));
-    m_params->setToolTip(tr("The step's parameters as a JSON object; leave empty for the defaults."));
+    m_stepForm->setToolTip(tr("The chosen step's chance and parameters."));
     m_error->setObjectName(QStringLiteral("fieldError"));
     m_error->setWordWrap(true);
     m_error->setVisible(false);
@@ -76,16 +55,12 @@ AugmentationEditor::AugmentationEditor(QWidget *parent)
     editing->addStretch(1);
     editing->addWidget(m_standard);
 
-    auto *form = new QFormLayout;
-    form->addRow(tr("Probability:"), m_probability);
-    form->addRow(tr("Parameters:"), m_params);
-
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_list, 1);
     layout->addLayout(adding);
     layout->addLayout(editing);
-    layout->addLayout(form);
+    layout->addWidget(m_stepForm);
     layout->addWidget(m_error);
 
     connect(m_add, &QPushButton::clicked, this, &AugmentationEditor::addStep);
@@ -95,10 +70,14 @@ AugmentationEditor::AugmentationEditor(QWidget *parent)
     connect(m_standard, &QPushButton::clicked, this,
             [this] { accept(engine::augmentationsToJson(engine::standardAugmentations()), 0); });
     connect(m_list, &QListWidget::currentRowChanged, this, &AugmentationEditor::showCurrent);
-    connect(m_probability, &QDoubleSpinBox::valueChanged, this, &AugmentationEditor::editCurrent);
-    connect(m_params, &QLineEdit::textEdited, this, &AugmentationEditor::editCurrent);
+    connect(m_stepForm, &AugmentationStepForm::stepEdited, this, &AugmentationEditor::stepEdited);
 
     accept(engine::augmentationsToJson(engine::standardAugmentations()), 0);
+}
+
+QDoubleSpinBox *AugmentationEditor::probabilityEdit() const
+{
+    return m_stepForm->probabilityEdit();
 }
 
 bool AugmentationEditor::setSteps(const nlohmann::json &steps)
@@ -114,7 +93,7 @@ QString AugmentationEditor::errorText() const
 void AugmentationEditor::addStep()
 {
     nlohmann::json candidate = m_steps;
-    candidate.push_back({{"type", m_typePicker->currentText().toStdString()}});
+    candidate.push_back({{"type", m_typePicker->currentData().toString().toStdString()}});
     accept(candidate, int(candidate.size()) - 1);
 }
 
@@ -139,28 +118,17 @@ void AugmentationEditor::moveStep(int delta)
     accept(candidate, target);
 }
 
-void AugmentationEditor::editCurrent()
+void AugmentationEditor::stepEdited(const nlohmann::json &step)
 {
     const int row = m_list->currentRow();
-    if (m_updating || row < 0 || row >= int(m_steps.size()))
+    if (row < 0 || row >= int(m_steps.size()))
         return;
-    nlohmann::json step = {{"type", m_steps[std::size_t(row)].value("type", std::string())},
-                           {"p", m_probability->value()}};
-    const QString text = m_params->text().trimmed();
-    if (!text.isEmpty()) {
-        const nlohmann::json params = nlohmann::json::parse(text.toStdString(), nullptr, false);
-        if (!params.is_object()) {
-            showError(tr("Step %1: the parameters are not a JSON object.").arg(row + 1));
-            return;
-        }
-        step.update(params);
-    }
     nlohmann::json candidate = m_steps;
     candidate[std::size_t(row)] = step;
-    accept(candidate, row);
+    accept(candidate, row, true);
 }
 
-bool AugmentationEditor::accept(const nlohmann::json &candidate, int selectRow)
+bool AugmentationEditor::accept(const nlohmann::json &candidate, int selectRow, bool editing)
 {
     try {
         // The parser checks every field and fills in the defaults of the ones left out.
@@ -170,20 +138,28 @@ bool AugmentationEditor::accept(const nlohmann::json &candidate, int selectRow)
         return false;
     }
     m_error->setVisible(false);
-    refreshList(selectRow);
+    refreshList(selectRow, editing);
     Q_EMIT stepsChanged(m_steps);
     return true;
 }
 
-void AugmentationEditor::refreshList(int selectRow)
+void AugmentationEditor::refreshList(int selectRow, bool editing)
 {
     m_updating = true;
-    m_list->clear();
-    for (const nlohmann::json &step : m_steps)
-        m_list->addItem(stepText(step));
+    if (m_list->count() != int(m_steps.size())) {
+        m_list->clear();
+        for (std::size_t i = 0; i < m_steps.size(); ++i)
+            m_list->addItem(QString());
+    }
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        QListWidgetItem *item = m_list->item(int(i));
+        item->setText(AugmentationText::sentence(m_steps[i]));
+        item->setToolTip(tr("torchvision: %1").arg(QString::fromStdString(m_steps[i].value("type", std::string()))));
+    }
     m_list->setCurrentRow(selectRow);
     m_updating = false;
-    showCurrent();
+    if (!editing)
+        showCurrent();
 }
 
 void AugmentationEditor::showCurrent()
@@ -195,20 +171,7 @@ void AugmentationEditor::showCurrent()
     m_remove->setEnabled(valid);
     m_up->setEnabled(valid && row > 0);
     m_down->setEnabled(valid && row + 1 < int(m_steps.size()));
-    m_probability->setEnabled(valid);
-    m_params->setEnabled(valid);
-    m_updating = true;
-    if (valid) {
-        nlohmann::json params = m_steps[std::size_t(row)];
-        m_probability->setValue(params.value("p", 1.0));
-        params.erase("type");
-        params.erase("p");
-        m_params->setText(params.empty() ? QString() : QString::fromStdString(params.dump()));
-    } else {
-        m_probability->setValue(1);
-        m_params->clear();
-    }
-    m_updating = false;
+    m_stepForm->setStep(valid ? m_steps[std::size_t(row)] : nlohmann::json());
 }
 
 void AugmentationEditor::showError(const QString &message)

@@ -8,16 +8,17 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
 class QListWidget;
 class QPushButton;
 
 namespace lathe::ui {
 
-// Edits the augmentation list of a run config ("data.augment"): steps in order, each a
-// torchvision-named type with a probability and its parameters (a JSON object). The list is
-// validated by the engine's parser as it is typed; the reason for a rejected value is shown
-// next to it and the last valid list stays in force.
+class AugmentationStepForm;
+
+// Edits the augmentation list of a run config ("data.augment"): steps in order, each read as a
+// sentence ("Horizontal flip: probability 50%"), the chosen one's chance and parameters in a
+// small form under the list. Every edit is checked by the engine's parser; the reason for a
+// refused value is shown and the last valid list stays in force.
 class AugmentationEditor : public QWidget
 {
     Q_OBJECT
@@ -31,11 +32,12 @@ public:
     bool setSteps(const nlohmann::json &steps);
     QString errorText() const;
 
-    // For tests: the step list, the parameter field and the type picker.
+    // For tests: the step list, the type picker (the type name as item data), the form of the
+    // chosen step and its probability (percent).
     QListWidget *stepList() const { return m_list; }
-    QLineEdit *paramsEdit() const { return m_params; }
     QComboBox *typePicker() const { return m_typePicker; }
-    QDoubleSpinBox *probabilityEdit() const { return m_probability; }
+    AugmentationStepForm *stepForm() const { return m_stepForm; }
+    QDoubleSpinBox *probabilityEdit() const;
     QPushButton *addButton() const { return m_add; }
     QPushButton *removeButton() const { return m_remove; }
 
@@ -47,10 +49,11 @@ private:
     void addStep();
     void removeStep();
     void moveStep(int delta);
-    void editCurrent();
+    void stepEdited(const nlohmann::json &step);
     void showCurrent();
-    bool accept(const nlohmann::json &candidate, int selectRow);
-    void refreshList(int selectRow);
+    // editing: the change came from the step form, which keeps its editors (and their focus).
+    bool accept(const nlohmann::json &candidate, int selectRow, bool editing = false);
+    void refreshList(int selectRow, bool editing);
     void showError(const QString &message);
 
     nlohmann::json m_steps = nlohmann::json::array();
@@ -61,8 +64,7 @@ private:
     QPushButton *m_up;
     QPushButton *m_down;
     QPushButton *m_standard;
-    QDoubleSpinBox *m_probability;
-    QLineEdit *m_params;
+    AugmentationStepForm *m_stepForm;
     QLabel *m_error;
     bool m_updating = false;
 };

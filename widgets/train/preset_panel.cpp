@@ -1,5 +1,7 @@
 #include "train/preset_panel.h"
 
+#include "engine/base/engine_error.h"
+#include "engine/run/run_config.h"
 #include "workspace/run_presets.h"
 
 #include <QComboBox>
@@ -20,6 +22,7 @@ PresetPanel::PresetPanel(QWidget *parent)
     , m_picker(new QComboBox(this))
     , m_saveButton(new QPushButton(tr("Save as Preset…"), this))
     , m_deleteButton(new QPushButton(tr("Delete Preset"), this))
+    , m_resetButton(new QPushButton(tr("Reset to Defaults"), this))
     , m_info(new QLabel(this))
 {
     m_picker->setObjectName(QStringLiteral("presetPicker"));
@@ -29,12 +32,16 @@ PresetPanel::PresetPanel(QWidget *parent)
     m_saveButton->setToolTip(tr("Save the current settings (everything but the dataset, the model and the devices) "
                                 "under a name, in %1.").arg(QDir::toNativeSeparators(workspace::RunPresets::folder())));
     m_deleteButton->setToolTip(tr("Delete the chosen saved preset."));
+    m_resetButton->setObjectName(QStringLiteral("resetDefaults"));
+    m_resetButton->setToolTip(tr("Put every setting back to Lathe's defaults (the dataset and the model stay)."));
+    m_resetButton->setEnabled(false);
 
     auto *layout = new QVBoxLayout(this);
     auto *row = new QHBoxLayout;
     row->addWidget(m_picker, 1);
     row->addWidget(m_saveButton);
     row->addWidget(m_deleteButton);
+    row->addWidget(m_resetButton);
     layout->addLayout(row);
     layout->addWidget(m_info);
 
@@ -45,6 +52,7 @@ PresetPanel::PresetPanel(QWidget *parent)
     });
     connect(m_saveButton, &QPushButton::clicked, this, &PresetPanel::askSave);
     connect(m_deleteButton, &QPushButton::clicked, this, &PresetPanel::askDelete);
+    connect(m_resetButton, &QPushButton::clicked, this, &PresetPanel::resetRequested);
 }
 
 void PresetPanel::list(const QString &current)
@@ -88,6 +96,28 @@ QString PresetPanel::remove(const QString &name)
 void PresetPanel::setInfo(const QString &text)
 {
     m_info->setText(text);
+}
+
+void PresetPanel::setSettings(const nlohmann::json &config)
+{
+    m_resetButton->setEnabled(!isDefault(config));
+}
+
+bool PresetPanel::isDefault(const nlohmann::json &config)
+{
+    // Both through the parser, so a value written another way (1 or 1.0, a default left out)
+    // compares as the same setting.
+    const auto settings = [](const engine::RunConfig &parsed) {
+        nlohmann::json json = engine::runConfigToJson(parsed);
+        json.erase("model");
+        json["data"].erase("shards");
+        return json;
+    };
+    try {
+        return settings(engine::parseRunConfig(config)) == settings(engine::RunConfig());
+    } catch (const engine::EngineError &) {
+        return false; // not even valid: not the defaults
+    }
 }
 
 void PresetPanel::askSave()

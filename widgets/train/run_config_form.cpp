@@ -14,10 +14,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace lathe::ui {
 namespace {
@@ -56,18 +59,129 @@ QString listText(const nlohmann::json &value)
     return parts.join(QStringLiteral(", "));
 }
 
+
+// The fields a newcomer sets, in this order at the top of the form (the chosen schedule's own
+// fields follow the schedule).
+const QStringList kBasicFields = {QStringLiteral("optimizer.epochs"), QStringLiteral("optimizer.batch_size"),
+                                  QStringLiteral("optimizer.lr"), QStringLiteral("optimizer.name"),
+                                  QStringLiteral("schedule.name")};
+
+// The groups in the order they are shown: the basic ones, then the advanced ones.
+const QStringList kGroupOrder = {QStringLiteral("basic"),          QStringLiteral("run"),
+                                 QStringLiteral("optimizer"),      QStringLiteral("warmup"),
+                                 QStringLiteral("loss"),           QStringLiteral("early_stopping"),
+                                 QStringLiteral("ema"),            QStringLiteral("checkpoints"),
+                                 QStringLiteral("data"),           QStringLiteral("feature_cache"),
+                                 QStringLiteral("reproducibility"), QStringLiteral("distributed")};
+
+// The group of a field: "basic" (training length, rate and schedule), "run" (precision and
+// devices), else its section's (but warm-up, in front of any schedule, and the seed, as "run" is
+// shown at the top, have groups of their own).
+QString groupKey(const QString &field, const QString &section)
+{
+    if (field.startsWith(QLatin1String("schedule.warmup")))
+        return QStringLiteral("warmup");
+    if (kBasicFields.contains(field) || section == QLatin1String("schedule"))
+        return QStringLiteral("basic");
+    if (field == QLatin1String("precision") || field == QLatin1String("devices"))
+        return QStringLiteral("run");
+    if (section == QLatin1String("run"))
+        return QStringLiteral("reproducibility");
+    return section;
+}
+
+// When a field applies: every rule naming it holds. A rule looks at another field (the
+// controller): its text is one of values (or, with except, none of them); without values, the
+// controller is checked or a number above `above`. Read from the engine's code: the optimizer
+// factory (momentum for sgd and rmsprop, ...), the schedule (warm-up in front of any schedule but
+// one_cycle), the loss, early stopping, EMA, the feature cache and the distributed setup.
+struct Rule
+{
+    const char *field;
+    const char *controller;
+    QStringList values = {};
+    bool except = false;
+    double above = 0;
+};
+
+const std::vector<Rule> &fieldRules()
+{
+    const auto names = [](std::initializer_list<const char *> list) {
+        QStringList out;
+        for (const char *name : list)
+            out << QLatin1String(name);
+        return out;
+    };
+    static const std::vector<Rule> rules = {
+        {"optimizer.momentum", "optimizer.name", names({"sgd", "rmsprop"})},
+        {"optimizer.nesterov", "optimizer.name", names({"sgd"})},
+        {"optimizer.betas", "optimizer.name", names({"adamw"})},
+        {"optimizer.eps", "optimizer.name", names({"adamw", "rmsprop"})},
+        {"optimizer.alpha", "optimizer.name", names({"rmsprop"})},
+        {"loss.focal_gamma", "loss.name", names({"focal"})},
+        {"schedule.warmup_epochs", "schedule.name", names({"one_cycle"}), true},
+        {"schedule.warmup_start_factor", "schedule.name", names({"one_cycle"}), true},
+        {"schedule.warmup_start_factor", "schedule.warmup_epochs"},
+        {"schedule.step_size", "schedule.name", names({"step"})},
+        {"schedule.milestones", "schedule.name", names({"multi_step"})},
+        {"schedule.gamma", "schedule.name", names({"step", "multi_step", "exponential"})},
+        {"schedule.min_lr", "schedule.name", names({"cosine", "cosine_restarts"})},
+        {"schedule.restart_epochs", "schedule.name", names({"cosine_restarts"})},
+        {"schedule.restart_multiplier", "schedule.name", names({"cosine_restarts"})},
+        {"schedule.max_lr", "schedule.name", names({"one_cycle"})},
+        {"schedule.pct_start", "schedule.name", names({"one_cycle"})},
+        {"schedule.div_factor", "schedule.name", names({"one_cycle"})},
+        {"schedule.final_div_factor", "schedule.name", names({"one_cycle"})},
+        {"schedule.plateau_metric", "schedule.name", names({"plateau"})},
+        {"schedule.plateau_factor", "schedule.name", names({"plateau"})},
+        {"schedule.plateau_patience", "schedule.name", names({"plateau"})},
+        {"schedule.plateau_threshold", "schedule.name", names({"plateau"})},
+        {"early_stopping.metric", "early_stopping.enabled"},
+        {"early_stopping.patience", "early_stopping.enabled"},
+        {"early_stopping.min_delta", "early_stopping.enabled"},
+        {"ema.decay", "ema.enabled"},
+        {"feature_cache.views", "feature_cache.mode", names({"fixed_views"})},
+        {"distributed.node_rank", "distributed.nnodes", {}, false, 1},
+        {"distributed.master", "distributed.nnodes", {}, false, 1},
+        {"distributed.sync_batch_norm", "distributed.nnodes", {}, false, 1},
+        {"model.freeze.frozen_stages", "model.freeze.policy", names({"up_to_stage"})},
+    };
+    return rules;
+}
+
 } // namespace
 
 RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
     : QWidget(parent)
     , m_error(new QLabel(this))
-    , m_grid(new QGridLayout)
+    , m_basicGrid(new QGridLayout)
+    , m_advancedGrid(new QGridLayout)
+    , m_advanced(new QWidget(this))
+    , m_advancedToggle(new QToolButton(this))
 {
     m_error->setObjectName(QStringLiteral("fieldError"));
     m_error->setWordWrap(true);
     m_error->setVisible(false);
-    QHash<QString, QFormLayout *> forms;
-    for (const nlohmann::json &field : engine::runConfigSchema()) {
+    m_advancedToggle->setObjectName(QStringLiteral("advancedToggle"));
+    m_advancedToggle->setText(tr("Advanced settings"));
+    m_advancedToggle->setToolTip(tr("Optimiser details, warm-up, loss, early stopping, weight averaging, checkpoints, "
+                                    "data loading and the seed."));
+    m_advancedToggle->setCheckable(true);
+    m_advancedToggle->setAutoRaise(true);
+    m_advancedToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_advancedToggle->setArrowType(Qt::RightArrow);
+
+    // The schema's fields in its order, the basic ones first in theirs.
+    std::vector<nlohmann::json> fields;
+    for (const nlohmann::json &field : engine::runConfigSchema())
+        fields.push_back(field);
+    const auto rank = [](const nlohmann::json &field) {
+        const qsizetype i = kBasicFields.indexOf(QString::fromStdString(field.value("field", std::string())));
+        return i < 0 ? kBasicFields.size() : i;
+    };
+    std::stable_sort(fields.begin(), fields.end(),
+                     [&](const nlohmann::json &a, const nlohmann::json &b) { return rank(a) < rank(b); });
+    for (const nlohmann::json &field : fields) {
         const QString name = QString::fromStdString(field.value("field", std::string()));
         const QString section = name.contains(QLatin1Char('.')) ? name.section(QLatin1Char('.'), 0, 0) : QStringLiteral("run");
         // The format version is not a setting; the shards and image size have the Train page's own
@@ -81,27 +195,57 @@ RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
         QWidget *editor = makeEditor(field);
         if (!editor)
             continue;
-        QFormLayout *form = forms.value(section);
-        if (!form) {
-            auto *group = new QGroupBox(sectionTitle(section).replace(QLatin1Char('&'), QStringLiteral("&&")), this);
-            form = new QFormLayout(group);
-            form->setRowWrapPolicy(QFormLayout::WrapLongRows);
-            forms.insert(section, form);
-            m_groups << group;
-        }
+        Group &g = group(groupKey(name, section));
         editor->setToolTip(QCoreApplication::translate("RunConfigSchema", field.value("description", std::string()).c_str()));
-        form->addRow(fieldLabel(name), editor);
+        g.form->addRow(fieldLabel(name), editor);
+        g.fields << name;
+        if (g.advanced)
+            m_advancedFields << name;
         m_editors.insert(name, editor);
         m_schema.insert(name, field);
         m_fields << name;
     }
+    const auto order = [](const Group &g) {
+        const qsizetype i = kGroupOrder.indexOf(g.key);
+        return i < 0 ? kGroupOrder.size() : i;
+    };
+    std::stable_sort(m_groups.begin(), m_groups.end(), [&](const Group &a, const Group &b) { return order(a) < order(b); });
+
+    auto *advancedLayout = new QVBoxLayout(m_advanced);
+    advancedLayout->setContentsMargins(0, 0, 0, 0);
+    advancedLayout->addLayout(m_advancedGrid);
+    m_advanced->setVisible(false);
+    m_advancedToggle->setVisible(!m_advancedFields.isEmpty());
+    connect(m_advancedToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_advancedToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        m_advanced->setVisible(open);
+        updateGeometry(); // another height
+    });
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(m_grid);
+    layout->addLayout(m_basicGrid);
+    layout->addWidget(m_advancedToggle, 0, Qt::AlignLeft);
+    layout->addWidget(m_advanced);
     layout->addWidget(m_error);
     layout->setSizeConstraint(QLayout::SetNoConstraint); // minimumSizeHint() below decides
-    reflow();
     setValues(engine::runConfigToJson(engine::RunConfig()));
+    reflow(true);
+}
+
+RunConfigForm::Group &RunConfigForm::group(const QString &key)
+{
+    for (Group &g : m_groups)
+        if (g.key == key)
+            return g;
+    Group g;
+    g.key = key;
+    g.advanced = key != QLatin1String("basic") && key != QLatin1String("run");
+    g.box = new QGroupBox(sectionTitle(key).replace(QLatin1Char('&'), QStringLiteral("&&")), g.advanced ? m_advanced : this);
+    g.form = new QFormLayout(g.box);
+    g.form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    m_groups << g;
+    return m_groups.back();
 }
 
 void RunConfigForm::resizeEvent(QResizeEvent *event)
@@ -113,8 +257,8 @@ void RunConfigForm::resizeEvent(QResizeEvent *event)
 int RunConfigForm::widestGroup() const
 {
     int widest = 1;
-    for (QGroupBox *group : m_groups)
-        widest = std::max(widest, group->minimumSizeHint().width());
+    for (const Group &g : m_groups)
+        widest = std::max(widest, g.box->minimumSizeHint().width());
     return widest;
 }
 
@@ -128,21 +272,81 @@ QSize RunConfigForm::sizeHint() const
     return {widestGroup(), layout()->sizeHint().height()};
 }
 
-void RunConfigForm::reflow()
+void RunConfigForm::reflow(bool force)
 {
     const int widest = widestGroup();
-    const int spacing = std::max(0, m_grid->horizontalSpacing());
+    const int spacing = std::max(0, m_basicGrid->horizontalSpacing());
     const int columns = std::clamp((width() + spacing) / (widest + spacing), 1, 3);
-    if (columns == m_columns)
+    if (columns == m_columns && !force)
         return;
     m_columns = columns;
-    for (QGroupBox *group : m_groups)
-        m_grid->removeWidget(group);
-    for (int i = 0; i < m_groups.size(); ++i)
-        m_grid->addWidget(m_groups[i], i / columns, i % columns, Qt::AlignTop);
-    for (int c = 0; c < 3; ++c)
-        m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+    for (QGridLayout *grid : {m_basicGrid, m_advancedGrid}) {
+        const bool advanced = grid == m_advancedGrid;
+        int i = 0;
+        for (const Group &g : std::as_const(m_groups)) {
+            if (g.advanced != advanced)
+                continue;
+            grid->removeWidget(g.box);
+            if (g.shown) {
+                grid->addWidget(g.box, i / columns, i % columns, Qt::AlignTop);
+                ++i;
+            }
+        }
+        for (int c = 0; c < 3; ++c)
+            grid->setColumnStretch(c, c < columns ? 1 : 0);
+    }
     updateGeometry(); // another height
+}
+
+bool RunConfigForm::applies(const QString &field) const
+{
+    for (const Rule &rule : fieldRules()) {
+        const QString controller = QLatin1String(rule.controller);
+        if (field != QLatin1String(rule.field) || !m_editors.contains(controller))
+            continue;
+        const nlohmann::json value = editorValue(controller);
+        bool holds = false;
+        if (!rule.values.isEmpty())
+            holds = value.is_string() && rule.values.contains(QString::fromStdString(value.get<std::string>())) != rule.except;
+        else if (value.is_boolean())
+            holds = value.get<bool>();
+        else
+            holds = value.is_number() && value.get<double>() > rule.above;
+        if (!holds)
+            return false;
+    }
+    return true;
+}
+
+bool RunConfigForm::isFieldShown(const QString &field) const
+{
+    return m_editors.contains(field) && m_shown.value(field, true);
+}
+
+bool RunConfigForm::isAdvancedExpanded() const
+{
+    return m_advancedToggle->isChecked();
+}
+
+void RunConfigForm::updateShownFields()
+{
+    bool groupsChanged = false;
+    for (Group &g : m_groups) {
+        bool any = false;
+        for (const QString &field : std::as_const(g.fields)) {
+            const bool shown = applies(field);
+            m_shown.insert(field, shown);
+            g.form->setRowVisible(m_editors.value(field), shown);
+            any = any || shown;
+        }
+        if (any != g.shown) {
+            g.shown = any;
+            g.box->setVisible(any);
+            groupsChanged = true;
+        }
+    }
+    if (groupsChanged)
+        reflow(true);
 }
 
 QWidget *RunConfigForm::makeEditor(const nlohmann::json &field)
@@ -260,6 +464,7 @@ void RunConfigForm::edited()
 {
     if (m_updating)
         return;
+    updateShownFields();
     nlohmann::json candidate = nlohmann::json::object();
     for (const QString &field : m_fields)
         setPath(candidate, field.toStdString(), editorValue(field));
@@ -280,7 +485,10 @@ void RunConfigForm::edited()
 QString RunConfigForm::sectionTitle(const QString &section)
 {
     static const QHash<QString, const char *> titles = {
+        {QStringLiteral("basic"), QT_TR_NOOP("Training")},
         {QStringLiteral("run"), QT_TR_NOOP("Precision & devices")},
+        {QStringLiteral("reproducibility"), QT_TR_NOOP("Reproducibility")},
+        {QStringLiteral("warmup"), QT_TR_NOOP("Learning-rate warm-up")},
         {QStringLiteral("optimizer"), QT_TR_NOOP("Optimisation")},
         {QStringLiteral("loss"), QT_TR_NOOP("Loss")},
         {QStringLiteral("schedule"), QT_TR_NOOP("Learning-rate schedule")},

@@ -10,6 +10,7 @@ class QFormLayout;
 class QGridLayout;
 class QGroupBox;
 class QLabel;
+class QToolButton;
 
 namespace lathe::ui {
 
@@ -19,6 +20,12 @@ class DevicePicker;
 // (lathe-cli config schema): a spin box, check box, list or text field per field with its
 // range, its default and its description as tooltip. Each edit is checked by the engine's own
 // parser; a refused value shows the reason under the form and the last valid value stays.
+//
+// What a newcomer changes comes first (epochs, batch size, learning rate, optimiser, schedule
+// with its own fields, precision, devices); every other group sits under "Advanced settings",
+// collapsed until opened. A field that the chosen options do not use (momentum with AdamW,
+// step size with a cosine schedule, patience with early stopping off) is hidden with its label;
+// it keeps its value, which values() still holds.
 class RunConfigForm : public QWidget
 {
     Q_OBJECT
@@ -35,6 +42,12 @@ public:
     QWidget *editor(const QString &field) const { return m_editors.value(field); }
     // The "devices" editor (null when this form has no "run" section).
     DevicePicker *devicePicker() const { return m_devices; }
+    // Whether the form has the field and the chosen options use it, so it is shown (once the
+    // Advanced section is open, for an advanced field).
+    bool isFieldShown(const QString &field) const;
+    bool isAdvancedField(const QString &field) const { return m_advancedFields.contains(field); }
+    bool isAdvancedExpanded() const;
+    QToolButton *advancedToggle() const { return m_advancedToggle; }
 
     // Label of a schema field in the UI's language.
     static QString fieldLabel(const QString &field);
@@ -51,20 +64,41 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
-    // The section groups in as many columns as the width holds (at least one).
-    void reflow();
+    struct Group
+    {
+        QString key;
+        QGroupBox *box = nullptr;
+        QFormLayout *form = nullptr;
+        QStringList fields;
+        bool advanced = false;
+        bool shown = true; // some of its fields are
+    };
+
+    // The shown groups in as many columns as the width holds (at least one); force: lay out
+    // again at the same count (a group appeared or went).
+    void reflow(bool force = false);
     int widestGroup() const;
+    Group &group(const QString &key);
+    // Whether the chosen options use a field (the rules below fieldRules() in the .cpp).
+    bool applies(const QString &field) const;
     QWidget *makeEditor(const nlohmann::json &field);
     nlohmann::json editorValue(const QString &field) const;
     void setEditorValue(const QString &field, const nlohmann::json &value);
     void edited();
+    // Shows the fields the chosen options use, hides the others (and groups left empty).
+    void updateShownFields();
 
     QHash<QString, QWidget *> m_editors;
-    QList<QGroupBox *> m_groups;
+    QList<Group> m_groups;
     QHash<QString, nlohmann::json> m_schema;
+    QHash<QString, bool> m_shown;
     QStringList m_fields;
+    QStringList m_advancedFields;
     QLabel *m_error;
-    QGridLayout *m_grid;
+    QGridLayout *m_basicGrid;
+    QGridLayout *m_advancedGrid;
+    QWidget *m_advanced;
+    QToolButton *m_advancedToggle;
     int m_columns = 0;
     DevicePicker *m_devices = nullptr;
     nlohmann::json m_accepted;

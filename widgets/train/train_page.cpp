@@ -18,6 +18,7 @@
 #include "train/training_live_panel.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/quick_recipe.h"
 #include "workspace/run_presets.h"
 #include "workspace/shard_manifest.h"
 #include "workspace/train_job.h"
@@ -128,9 +129,22 @@ QWidget *TrainPage::buildSetupTab()
         if (!problem.isEmpty())
             m_status->setText(problem);
     });
+    connect(m_presets, &PresetPanel::resetRequested, this, [this] {
+        applyConfig(engine::runConfigToJson(engine::RunConfig()));
+        m_presets->list();
+        m_presets->setInfo(QString());
+        m_status->setText(tr("Every setting is back to its default."));
+    });
     QWidget *data = buildDataGroup();
     m_preflight = new PreflightPanel(this);
     connect(m_preflight, &PreflightPanel::updated, this, &TrainPage::preflightUpdated);
+    connect(m_preflight, &PreflightPanel::nextStepRequested, this, [this](PreflightProblem::NextStep step) {
+        if (step == PreflightProblem::NextStep::ConvertShards)
+            Q_EMIT convertRequested();
+        else if (step == PreflightProblem::NextStep::TrainFromScratch)
+            Q_EMIT fromScratchRequested();
+    });
+    connect(m_preflight, &PreflightPanel::recipeRequested, this, [this] { Q_EMIT recipeRequested(workspace::quickCpuRecipe()); });
     QWidget *augment = buildAugmentationGroup();
 
     m_form = new RunConfigForm(kFormSections, this);
@@ -140,7 +154,13 @@ QWidget *TrainPage::buildSetupTab()
         schedulePreflight();
     });
     connect(m_form->devicePicker(), &DevicePicker::changed, this, &TrainPage::schedulePreflight);
-    m_preflight->setSources([this] { return preflight(); }, [this] { return runConfig(); }, m_form->devicePicker());
+    m_preflight->setSources([this] { return preflightProblem(); }, [this] { return runConfig(); }, m_form->devicePicker());
+    // Reset to Defaults is enabled while any setting differs from the defaults.
+    const auto settingsChanged = [this] { m_presets->setSettings(runConfig()); };
+    connect(m_form, &RunConfigForm::valuesChanged, this, settingsChanged);
+    connect(m_editor, &AugmentationEditor::stepsChanged, this, settingsChanged);
+    connect(m_imageSize, &QSpinBox::valueChanged, this, settingsChanged);
+    settingsChanged();
 
     m_lrPreview = new LrSchedulePreview(this);
     auto *schedule = new QGroupBox(tr("Learning rate over the run"), this);
@@ -415,7 +435,7 @@ void TrainPage::datasetChosen()
     save();
     Q_EMIT datasetChanged(folder);
     m_trainImages = 0;
-    m_preflight->setClasses(0);
+    m_preflight->setDataset({});
     updatePreview();
     schedulePreflight();
     if (folder.isEmpty())
@@ -423,15 +443,13 @@ void TrainPage::datasetChosen()
     const QString manifest = QDir(folder).filePath(workspace::ShardManifest::fileName());
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [manifest]() -> QVariant {
-            const workspace::ShardManifest m = workspace::ShardManifest::read(manifest);
-            return QVariantList{m.splitRecords(QStringLiteral("train")), int(m.classes.size())};
-        },
+        [manifest]() -> QVariant { return QVariant::fromValue(workspace::ShardManifest::read(manifest)); },
         [this, folder](const QVariant &result) {
             if (folder != m_dataset->currentData().toString())
                 return;
-            m_trainImages = result.toList().value(0).toLongLong();
-            m_preflight->setClasses(result.toList().value(1).toInt());
+            const auto m = result.value<workspace::ShardManifest>();
+            m_trainImages = m.splitRecords(QStringLiteral("train"));
+            m_preflight->setDataset(m);
             updatePreview();
             schedulePreflight();
         });
@@ -467,26 +485,36 @@ nlohmann::json TrainPage::runConfig() const
 
 QString TrainPage::preflight() const
 {
+    return preflightProblem().reason;
+}
+
+PreflightProblem TrainPage::preflightProblem() const
+{
+    using Next = PreflightProblem::NextStep;
     if (!m_project)
-        return tr("Open a project first.");
+        return {tr("Open a project first."), Next::None};
     if (m_job)
-        return tr("A run is already going on.");
+        return {tr("A run is already going on."), Next::None};
     const QString shards = m_dataset->currentData().toString();
     if (shards.isEmpty())
-        return tr("Convert a dataset to shards on the Data page first.");
+        return {tr("there are no shards to train on yet: convert a dataset to shards on the Data page first."),
+                Next::ConvertShards};
     if (!QFileInfo::exists(QDir(shards).filePath(workspace::ShardManifest::fileName())))
-        return tr("%1 holds no dataset.json: convert the dataset again.").arg(QDir::toNativeSeparators(shards));
+        return {tr("%1 holds no dataset.json: convert the dataset again.").arg(QDir::toNativeSeparators(shards)),
+                Next::ConvertShards};
     const QStringList missing = devicePicker()->missingDevices();
     if (!missing.isEmpty())
-        return tr("devices: %1 not on this machine; choose the devices to train on.").arg(missing.join(QStringLiteral(", ")));
+        return {tr("devices: %1 not on this machine; choose the devices to train on.").arg(missing.join(QStringLiteral(", "))),
+                Next::None};
     try {
         const engine::RunConfig config = engine::parseRunConfig(runConfig());
         engine::validateRunConfig(config);
         if (!config.model.weightsPath.empty() && !QFileInfo::exists(QString::fromStdString(config.model.weightsPath)))
-            return tr("The weights file %1 is not there: download it on the Model page, or choose another source.")
-                .arg(QString::fromStdString(config.model.weightsPath));
+            return {tr("The weights file %1 is not there: download it on the Model page, or choose another source.")
+                        .arg(QString::fromStdString(config.model.weightsPath)),
+                    Next::TrainFromScratch};
     } catch (const engine::EngineError &e) {
-        return QString::fromUtf8(e.what());
+        return {QString::fromUtf8(e.what()), Next::None};
     }
     return {};
 }

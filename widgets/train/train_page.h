@@ -1,6 +1,8 @@
 #pragma once
 
 #include "engine/models/model_spec.h"
+#include "train/preflight_panel.h"
+#include "workspace/quick_recipe.h"
 #include "workspace/train_job.h"
 
 #include <QPointer>
@@ -28,7 +30,6 @@ class AugmentationEditor;
 class AugmentationPreviewGrid;
 class DevicePicker;
 class LrSchedulePreview;
-class PreflightPanel;
 class PresetPanel;
 class RunConfigForm;
 class TrainingCurves;
@@ -63,6 +64,8 @@ public:
     nlohmann::json runConfig() const;
     // Checks a run could start; the reason when not (also shown on the page).
     QString preflight() const;
+    // The same with the step that removes the cause (offered as the pre-flight's button).
+    PreflightProblem preflightProblem() const;
     // Starts a new run in the project's runs folder, or continues an existing run folder.
     bool startRun();
     bool resumeRun(const QString &runDir);
@@ -109,6 +112,11 @@ Q_SIGNALS:
     // The pre-flight panel shows the current settings' check and memory estimate.
     void preflightUpdated();
     void devicesListed();
+    // The pre-flight's next steps: the user asked for the Data page's conversion, for random
+    // initial weights on the Model page, or for a whole recipe (Model and Train pages).
+    void convertRequested();
+    void fromScratchRequested();
+    void recipeRequested(const lathe::workspace::Recipe &recipe);
 
 protected:
     void showEvent(QShowEvent *event) override;

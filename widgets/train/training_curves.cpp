@@ -1,6 +1,7 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "train/training_curves.h"
 
+#include "common/plot_palette.h"
 #include "engine/run/run_events.h"
 
 #include <qcustomplot.h>
@@ -61,7 +62,7 @@ TrainingCurves::TrainingCurves(QWidget *parent)
         plot->xAxis->setLabel(tr("Step"));
         plot->legend->setVisible(true);
         plot->legend->setFont(QFont(font().family(), 8));
-        plot->legend->setBrush(QColor(255, 255, 255, 170)); // the lines stay visible beneath it
+        placeLegendAbove(plot, 4); // between the title and the axes: the newest points stay in view
         plot->setMouseTracking(true);
         plot->setNoAntialiasingOnDrag(true);
         connect(plot, &QCustomPlot::beforeReplot, this, [this, plot] { chooseDetail(plot); });
@@ -83,10 +84,11 @@ TrainingCurves::TrainingCurves(QWidget *parent)
     speed->yAxis->setLabel(tr("images/s"));
     speed->yAxis2->setVisible(true);
     speed->yAxis2->setLabel(tr("input wait %"));
-    speed->yAxis2->setRange(0, 100);
+    speed->yAxis2->setRange(-100 * kPlotPadding, 100 * (1 + kPlotPadding));
     m_throughput = addGraph(speed, tr("images/s"), QColor(150, 110, 200));
     m_inputWait = addGraph(speed, tr("input wait %"), QColor(200, 80, 80), false, speed->yAxis2);
-    m_plots[AccuracyPlot]->yAxis->setRange(0, 100);
+    // 0..100 % and a little beyond, so that a point at 100 % is drawn whole.
+    m_plots[AccuracyPlot]->yAxis->setRange(-100 * kPlotPadding, 100 * (1 + kPlotPadding));
     for (QCPGraph *line : {m_stepLoss, m_smoothLoss, m_lr, m_throughput, m_inputWait}) {
         auto *envelope = line->parentPlot()->addGraph(line->keyAxis(), line->valueAxis());
         envelope->setPen(line->pen());
@@ -340,7 +342,9 @@ void TrainingCurves::followLatest(QCustomPlot *plot)
     if (lower >= upper) // one point so far: from step 0 to it
         lower = std::max(0.0, upper - kFollowSteps);
     const QCPRange window(lower, upper);
-    plot->xAxis->setRange(window);
+    // Room beyond the first and the newest point, so that neither is cut by the axis rect.
+    const double keyPadding = kPlotPadding * (upper - lower);
+    plot->xAxis->setRange(lower - keyPadding, upper + keyPadding);
 
     QCPAxis *axis = plot->yAxis;
     const bool log = axis->scaleType() == QCPAxis::stLogarithmic;
@@ -361,7 +365,8 @@ void TrainingCurves::followLatest(QCustomPlot *plot)
     if (log)
         axis->setRange(values.lower / 1.1, values.upper * 1.1);
     else {
-        const double margin = values.size() > 0 ? 0.05 * values.size() : std::max(1e-9, 0.05 * std::abs(values.upper));
+        const double margin = values.size() > 0 ? kPlotPadding * values.size()
+                                                : std::max(1e-9, kPlotPadding * std::abs(values.upper));
         axis->setRange(values.lower - margin, values.upper + margin);
     }
 }

@@ -21,7 +21,9 @@ namespace lathe::ui {
 // Each step line also keeps a min/max envelope of every 64 points, drawn instead of the line when
 // the view holds so many points that the envelope still has several per pixel column: a whole
 // run of a million steps is then drawn from ~31,000 points instead of scanning every one.
-// A hidden widget does not draw; it replots once when shown again.
+// A hidden widget does not draw; it replots once when shown again. The legends sit above the
+// axes and the followed ranges leave room beyond the first and newest points, so no point is
+// covered or cut.
 class TrainingCurves : public QWidget
 {
     Q_OBJECT

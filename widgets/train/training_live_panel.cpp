@@ -2,6 +2,8 @@
 
 #include "engine/run/run_events.h"
 #include "train/training_curves.h"
+#include "workspace/run_listing.h"
+#include "workspace/train_job.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -10,6 +12,8 @@
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace lathe::ui {
 namespace {
@@ -54,11 +58,56 @@ TrainingLivePanel::TrainingLivePanel(QWidget *parent)
     layout->addWidget(m_log);
 }
 
+void TrainingLivePanel::Throughput::addStep(qint64 step, double time)
+{
+    const double active = time - since - pausedSeconds;
+    const qint64 done = step - sinceStep;
+    if (done > 0 && active > 0) {
+        if (fromStart) {
+            startSteps = done;
+            startSeconds = active;
+        } else {
+            steps += done;
+            seconds += active;
+        }
+    }
+    fromStart = false;
+    since = time;
+    sinceStep = step;
+    pausedSeconds = 0;
+    if (pausedAt >= 0) // the step that was under way when the pause came: the pause starts after it
+        pausedAt = time;
+}
+
+void TrainingLivePanel::Throughput::pause(double time)
+{
+    if (pausedAt < 0)
+        pausedAt = time;
+}
+
+void TrainingLivePanel::Throughput::resume(double time)
+{
+    if (pausedAt >= 0)
+        pausedSeconds += std::max(0.0, time - pausedAt);
+    pausedAt = -1;
+}
+
+double TrainingLivePanel::Throughput::stepsPerSecond() const
+{
+    if (steps > 0)
+        return double(steps) / seconds;
+    return startSteps > 0 ? double(startSteps) / startSeconds : 0;
+}
+
 void TrainingLivePanel::startRun(bool resume)
 {
     if (!resume)
         m_totalSteps = 0;
-    m_runStarted = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    m_throughput = {};
+    m_throughput.since = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+    m_paused = false;
+    m_lastStep = -1;
+    m_lastEpoch = 0;
     m_curves->clear();
     m_log->clear();
     m_metrics->clear();
@@ -69,12 +118,25 @@ void TrainingLivePanel::addEvents(const QList<QJsonObject> &events)
     m_curves->addEvents(events);
     for (const QJsonObject &event : events) {
         const QString type = field(event, event_key::kType).toString();
-        if (type == QLatin1String(event_type::kStep))
-            Q_EMIT statusChanged(stepStatus(event));
-        else if (type == QLatin1String(event_type::kEpoch))
+        const double time = field(event, event_key::kTime).toDouble();
+        if (type == QLatin1String(event_type::kStep)) {
+            const QString status = stepStatus(event);
+            Q_EMIT statusChanged(m_paused ? pausedStatus() : status); // a step that ends after Pause was pressed
+        } else if (type == QLatin1String(event_type::kEpoch)) {
             showEpoch(event);
-        else
+        } else if (type == QLatin1String(workspace::TrainJob::kPausedEvent)) {
+            m_paused = true;
+            m_throughput.pause(time);
+            Q_EMIT statusChanged(pausedStatus());
+        } else if (type == QLatin1String(workspace::TrainJob::kContinuedEvent)) {
+            m_paused = false;
+            m_throughput.resume(time);
+            Q_EMIT statusChanged(tr("Continuing…")); // until the next step event says more
+        } else {
+            if (type == QLatin1String(event_type::kResumed)) // this session's steps count from there
+                m_throughput.sinceStep = integer(event, event_key::kStep);
             logEvent(type, event);
+        }
     }
 }
 
@@ -85,10 +147,13 @@ QString TrainingLivePanel::stepStatus(const QJsonObject &event)
     const qint64 total = integer(event, event_key::kTotalSteps);
     if (total > 0)
         m_totalSteps = total;
-    const double elapsed = QDateTime::currentMSecsSinceEpoch() / 1000.0 - m_runStarted;
+    m_lastStep = step;
+    m_lastEpoch = field(event, event_key::kEpoch).toInt();
+    m_throughput.addStep(step, field(event, event_key::kTime).toDouble());
+    const double rate = m_throughput.stepsPerSecond();
     QString eta;
-    if (m_totalSteps > 0 && step > 0)
-        eta = tr(", about %1 left").arg(formatDuration(elapsed * double(m_totalSteps - step) / double(step)));
+    if (m_totalSteps > 0 && rate > 0)
+        eta = tr(", about %1 left").arg(formatDuration(double(std::max<qint64>(0, m_totalSteps - step)) / rate));
     return tr("Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6")
         .arg(field(event, event_key::kEpoch).toInt() + 1)
         .arg(locale.toString(step))
@@ -96,6 +161,17 @@ QString TrainingLivePanel::stepStatus(const QJsonObject &event)
         .arg(locale.toString(field(event, event_key::kImagesPerSecond).toDouble(), 'f', 0))
         .arg(locale.toString(100 * field(event, event_key::kInputWaitFraction).toDouble(), 'f', 1))
         .arg(eta);
+}
+
+QString TrainingLivePanel::pausedStatus() const
+{
+    const QString paused = workspace::runStateText(QString::fromLatin1(workspace::kPausedState));
+    if (m_lastStep < 0)
+        return tr("%1 before the first step: press Resume to continue.").arg(paused);
+    return tr("%1 at epoch %2, step %3: press Resume to continue.")
+        .arg(paused)
+        .arg(m_lastEpoch + 1)
+        .arg(QLocale().toString(m_lastStep));
 }
 
 void TrainingLivePanel::showEpoch(const QJsonObject &event)

@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -129,8 +128,16 @@ void walkClass(const fs::path &root, const fs::path &dir, const std::string &cla
     }
 }
 
-// Full validation of a JPEG: entropy-decodes every block (at 1/8 scale, which is all the
-// perceptual hash needs) and treats libjpeg's warnings, such as a premature end, as errors.
+// The hash's grid: kHashSide rows of kHashSide + 1 cells.
+constexpr int kHashSide = 16;
+// Brightness steps (of 255) a cell must exceed its left neighbour by to set its bit.
+constexpr int kHashMargin = 8;
+// Images whose hash has fewer set bits are too flat to compare: they would all look alike.
+constexpr int kMinHashBits = 8;
+
+// Full validation of a JPEG: entropy-decodes every block, at the smallest scale that leaves 32
+// pixels a side (all the perceptual hash needs), and treats libjpeg's warnings, such as a
+// premature end, as errors.
 cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader &header)
 {
     struct TjDeleter
@@ -138,9 +145,16 @@ cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader
         void operator()(void *h) const { tjDestroy(h); }
     };
     thread_local std::unique_ptr<void, TjDeleter> handle(tjInitDecompress());
-    const tjscalingfactor eighth{1, 8};
-    const int w = TJSCALED(header.width, eighth);
-    const int h = TJSCALED(header.height, eighth);
+    tjscalingfactor scale{1, 1};
+    for (int denominator : {8, 4, 2}) {
+        const tjscalingfactor candidate{1, denominator};
+        if (TJSCALED(header.width, candidate) >= 2 * kHashSide && TJSCALED(header.height, candidate) >= 2 * kHashSide) {
+            scale = candidate;
+            break;
+        }
+    }
+    const int w = TJSCALED(header.width, scale);
+    const int h = TJSCALED(header.height, scale);
     const int format = header.cmyk ? TJPF_CMYK : TJPF_GRAY;
     cv::Mat out(h, w, header.cmyk ? CV_8UC4 : CV_8UC1);
     if (tjDecompress2(handle.get(), bytes.data(), static_cast<unsigned long>(bytes.size()), out.data, w, 0, h, format,
@@ -161,15 +175,36 @@ cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader
     return gray;
 }
 
-std::uint64_t differenceHash(const cv::Mat &gray)
+PerceptualHash differenceHash(const cv::Mat &gray)
 {
     cv::Mat small;
-    cv::resize(gray, small, cv::Size(9, 8), 0, 0, cv::INTER_AREA);
-    std::uint64_t hash = 0;
-    for (int y = 0; y < 8; ++y)
-        for (int x = 0; x < 8; ++x)
-            hash = (hash << 1) | (small.at<std::uint8_t>(y, x) < small.at<std::uint8_t>(y, x + 1) ? 1u : 0u);
+    cv::resize(gray, small, cv::Size(kHashSide + 1, kHashSide), 0, 0, cv::INTER_AREA);
+    PerceptualHash hash{};
+    int bit = 0;
+    for (int y = 0; y < kHashSide; ++y)
+        for (int x = 0; x < kHashSide; ++x, ++bit)
+            if (int(small.at<std::uint8_t>(y, x)) + kHashMargin < int(small.at<std::uint8_t>(y, x + 1)))
+                hash[std::size_t(bit / 64)] |= std::uint64_t(1) << (bit % 64);
     return hash;
+}
+
+int popcount(const PerceptualHash &hash)
+{
+    int bits = 0;
+    for (std::uint64_t word : hash)
+        bits += __builtin_popcountll(word);
+    return bits;
+}
+
+// Bits [start, start + width) of hash, width <= 64.
+std::uint64_t band(const PerceptualHash &hash, int start, int width)
+{
+    std::uint64_t value = 0;
+    for (int i = 0; i < width; ++i) {
+        const int bit = start + i;
+        value |= ((hash[std::size_t(bit / 64)] >> (bit % 64)) & 1u) << i;
+    }
+    return value;
 }
 
 std::string megapixels(std::int64_t pixels)
@@ -237,7 +272,7 @@ void examine(Candidate &c, std::int64_t maxPixels)
             if (gray.empty())
                 throw EngineError(std::string("corrupt or truncated ") + formatName(image.header.format) + " data");
         }
-        image.dhash = differenceHash(gray);
+        image.hash = differenceHash(gray);
         image.status = ImageStatus::Ok;
         image.reason.clear();
     } catch (const EngineError &e) {
@@ -249,61 +284,81 @@ void examine(Candidate &c, std::int64_t maxPixels)
     }
 }
 
-struct UnionFind
+struct NearDuplicates
 {
-    explicit UnionFind(std::size_t n)
-        : parent(n)
-    {
-        std::iota(parent.begin(), parent.end(), 0);
-    }
-    int find(int x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
-    void unite(int a, int b) { parent[find(a)] = find(b); }
-    std::vector<int> parent;
+    std::vector<std::vector<int>> groups;
+    std::vector<std::vector<int>> distances;
 };
 
-// Groups of usable images whose dHashes differ in at most maxDistance bits. Pigeonhole:
-// two hashes that close agree exactly on at least one of maxDistance + 1 bands, so only
-// images sharing a band value are compared.
-std::vector<std::vector<int>> findNearDuplicates(const std::vector<ScannedImage> &images, int maxDistance)
+// Groups usable images around representatives: in relPath order, each image joins the nearest
+// representative (the first on a tie) whose hash is within maxDistance bits of its own, or
+// becomes a representative itself; representatives left alone are no group. Only
+// representatives are compared with, so a member is never linked to the group through another
+// member. Pigeonhole: two hashes that close agree exactly on at least one of maxDistance + 1
+// bands, so only representatives sharing a band value with the image are compared.
+NearDuplicates findNearDuplicates(const std::vector<ScannedImage> &images, int maxDistance)
 {
+    NearDuplicates result;
     if (maxDistance <= 0)
-        return {};
-    std::vector<int> usable;
-    for (int i = 0; i < static_cast<int>(images.size()); ++i) {
-        const int bits = __builtin_popcountll(images[i].dhash);
-        if (images[i].status == ImageStatus::Ok && bits > 4 && bits < 60) // flat images hash alike
-            usable.push_back(i);
-    }
-    const int bands = maxDistance + 1;
-    const int width = 64 / bands;
-    UnionFind sets(images.size());
+        return result;
+    const int bands = std::min(maxDistance + 1, kPerceptualHashBits);
+    const int width = kPerceptualHashBits / bands;
     constexpr std::size_t kMaxBucket = 256; // caps the quadratic worst case of a degenerate band
-    for (int band = 0; band < bands; ++band) {
-        const int shift = band * width;
-        const std::uint64_t mask = band == bands - 1 ? (~0ull >> shift) : ((1ull << width) - 1);
-        std::unordered_map<std::uint64_t, std::vector<int>> buckets;
-        for (int i : usable) {
-            auto &bucket = buckets[(images[i].dhash >> shift) & mask];
+    std::vector<std::unordered_map<std::uint64_t, std::vector<int>>> index(static_cast<std::size_t>(bands));
+    std::map<int, std::vector<std::pair<int, int>>> members; // representative -> (image, distance)
+    for (int i = 0; i < static_cast<int>(images.size()); ++i) {
+        const ScannedImage &image = images[std::size_t(i)];
+        const int bits = popcount(image.hash);
+        if (image.status != ImageStatus::Ok || bits < kMinHashBits || bits > kPerceptualHashBits - kMinHashBits)
+            continue;
+        int best = -1;
+        int bestDistance = maxDistance + 1;
+        for (int b = 0; b < bands; ++b) {
+            const int w = b == bands - 1 ? kPerceptualHashBits - b * width : width;
+            const auto found = index[std::size_t(b)].find(band(image.hash, b * width, std::min(w, 64)));
+            if (found == index[std::size_t(b)].end())
+                continue;
+            for (int r : found->second) {
+                const int d = hashDistance(image.hash, images[std::size_t(r)].hash);
+                if (d < bestDistance || (d == bestDistance && r < best)) {
+                    best = r;
+                    bestDistance = d;
+                }
+            }
+        }
+        if (best >= 0) {
+            members[best].push_back({i, bestDistance});
+            continue;
+        }
+        for (int b = 0; b < bands; ++b) {
+            const int w = b == bands - 1 ? kPerceptualHashBits - b * width : width;
+            std::vector<int> &bucket = index[std::size_t(b)][band(image.hash, b * width, std::min(w, 64))];
             if (bucket.size() < kMaxBucket)
                 bucket.push_back(i);
         }
-        for (const auto &[key, members] : buckets)
-            for (std::size_t a = 0; a < members.size(); ++a)
-                for (std::size_t b = a + 1; b < members.size(); ++b)
-                    if (__builtin_popcountll(images[members[a]].dhash ^ images[members[b]].dhash) <= maxDistance)
-                        sets.unite(members[a], members[b]);
     }
-    std::map<int, std::vector<int>> groups;
-    for (int i : usable)
-        groups[sets.find(i)].push_back(i);
-    std::vector<std::vector<int>> result;
-    for (auto &[root, members] : groups)
-        if (members.size() > 1)
-            result.push_back(std::move(members));
+    for (const auto &[representative, found] : members) {
+        std::vector<int> group{representative};
+        std::vector<int> distances{0};
+        for (const auto &[image, distance] : found) {
+            group.push_back(image);
+            distances.push_back(distance);
+        }
+        result.groups.push_back(std::move(group));
+        result.distances.push_back(std::move(distances));
+    }
     return result;
 }
 
 } // namespace
+
+int hashDistance(const PerceptualHash &a, const PerceptualHash &b)
+{
+    int bits = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        bits += __builtin_popcountll(a[i] ^ b[i]);
+    return bits;
+}
 
 const char *statusName(ImageStatus status)
 {
@@ -497,7 +552,10 @@ ScanResult scanFolder(const ScanOptions &options, const TaskControl &control)
             }
         }
     }
-    result.nearDuplicates = findNearDuplicates(result.images, options.nearDuplicateDistance);
+    NearDuplicates near = findNearDuplicates(result.images, options.nearDuplicateDistance);
+    result.nearDuplicates = std::move(near.groups);
+    result.nearDuplicateDistances = std::move(near.distances);
+    result.nearDuplicateDistance = std::max(0, options.nearDuplicateDistance);
     control.report(1.0, "done");
     return result;
 }

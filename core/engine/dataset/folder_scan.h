@@ -3,6 +3,7 @@
 #include "engine/base/task_control.h"
 #include "engine/dataset/image_header.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,6 +13,19 @@ namespace lathe::engine {
 
 enum class ImageStatus { Ok, Rejected, Duplicate };
 const char *statusName(ImageStatus status); // "ok", "rejected", "duplicate"
+
+// A perceptual difference hash of 256 bits: the picture in gray, scaled to 17x16 cells, one bit
+// per pair of horizontal neighbours set when the right one is brighter by more than a margin.
+// The margin keeps flat areas (the black around a Fashion-MNIST garment) from flipping bits on
+// compression noise. One size for every image, so that a resized copy compares with its
+// original. Measured on the 1,400 demo images (28x28): a JPEG re-save at quality 95, +12
+// brightness, 0.9 contrast or a 2x upscale stay within 6 bits for 85-100 % of the images, while
+// only 1.2 % of them have a different garment that close (mostly trousers, whose silhouettes
+// barely differ); a 1-pixel shift or crop moves the hash by 30 bits or more, so crops are not
+// found. Distinct photographs are 40 bits apart or more.
+using PerceptualHash = std::array<std::uint64_t, 4>;
+inline constexpr int kPerceptualHashBits = 256;
+int hashDistance(const PerceptualHash &a, const PerceptualHash &b); // differing bits
 
 // One file found under the scanned folder.
 struct ScannedImage
@@ -23,7 +37,7 @@ struct ScannedImage
     std::int64_t mtimeNs = 0;
     ImageHeader header;
     std::string sha256;    // hex; empty when the file could not be read
-    std::uint64_t dhash = 0; // perceptual difference hash (0 when not decoded)
+    PerceptualHash hash{}; // all zero when not decoded
     ImageStatus status = ImageStatus::Rejected;
     std::string reason;    // why it was rejected, or "duplicate of <relPath>"
     bool reused = false;   // taken from ScanOptions::previous instead of being read again
@@ -38,7 +52,9 @@ struct ScanOptions
     double valFraction = 0.1;
     double testFraction = 0.1;
     std::uint64_t seed = 0;
-    int nearDuplicateDistance = 4; // max Hamming distance between dHashes (0 disables)
+    // Most bits an image's hash may differ from its group's representative's (0 disables);
+    // see PerceptualHash for how 6 was chosen.
+    int nearDuplicateDistance = 6;
     // Files seen before (same relPath, size and mtime) are taken from here unread: an
     // incremental re-import only reads what changed.
     std::vector<ScannedImage> previous;
@@ -50,8 +66,16 @@ struct ScanResult
     bool folderSplits = false;        // root/{train,val,test}/<class>/... layout
     std::vector<std::string> classes; // sorted
     std::vector<ScannedImage> images; // sorted by relPath
-    // Groups of indices into images whose pictures look alike (not byte-identical).
+    // Groups of indices into images whose pictures look alike (not byte-identical). Each
+    // group's first index is its representative, and every other member's hash lies within
+    // nearDuplicateDistance bits of the representative's: members are never chained through
+    // one another, so a group cannot drift from one picture to a different one.
     std::vector<std::vector<int>> nearDuplicates;
+    // nearDuplicateDistances[g][k]: bits between nearDuplicates[g][k]'s hash and its
+    // representative's (0 for the representative itself).
+    std::vector<std::vector<int>> nearDuplicateDistances;
+    int nearDuplicateDistance = 0; // the threshold the groups were made with (0: not looked for)
+    int hashBits = kPerceptualHashBits;
 
     int count(ImageStatus status) const;
 };

@@ -185,11 +185,15 @@ json computeMetrics(const std::vector<int> &labels, const std::vector<std::vecto
         const double precision = ratio(tp, double(predictedCount));
         const double recall = ratio(tp, double(support));
         const double f1 = ratio(2 * precision * recall, precision + recall);
+        // Without images of the class, recall and F1 say nothing: null, not a 0 that reads as
+        // "always wrong". Its precision is still 0 when it was predicted (every such prediction
+        // is wrong), null when it was not.
+        const bool noSupport = support == 0;
         perClass.push_back({{"class", classes[std::size_t(c)]},
                             {"index", c},
-                            {"precision", precision},
-                            {"recall", recall},
-                            {"f1", f1},
+                            {"precision", noSupport && predictedCount == 0 ? json(nullptr) : json(precision)},
+                            {"recall", noSupport ? json(nullptr) : json(recall)},
+                            {"f1", noSupport ? json(nullptr) : json(f1)},
                             {"support", support},
                             {"predicted", predictedCount}});
         if (support > 0 || predictedCount > 0) {

@@ -61,12 +61,15 @@ EvalResult evaluate(const EvalOptions &options, const TaskControl &control = {})
 // The object:
 //   count, loss (mean -log p(label), p clamped to 1e-30), top1, top5 (null when < 5 classes)
 //   per_class: [{class, index, precision, recall, f1, support, predicted}]
-//       precision = TP / predicted, recall = TP / support, f1 = 2PR / (P + R); a ratio whose
-//       denominator is 0 is 0 (a class never predicted has precision 0, a class without
-//       support recall 0), as scikit-learn's zero_division=0.
+//       precision = TP / predicted, recall = TP / support, f1 = 2PR / (P + R). A class without
+//       support (no image of it in the split) has recall and f1 null (undefined), and precision
+//       null too when it was never predicted (0 when it was: every such prediction is wrong).
+//       A class with support that was never predicted has precision 0 (scikit-learn's
+//       zero_division=0).
 //   macro: {precision, recall, f1, classes}: the unweighted mean over the classes that occur
-//       among the labels or the predictions (scikit-learn's classification_report), a class
-//       absent from both does not count; weighted: {precision, recall, f1}: weighted by support.
+//       among the labels or the predictions (scikit-learn's classification_report), counting an
+//       undefined value as 0 as scikit-learn does; a class absent from both does not count;
+//       weighted: {precision, recall, f1}: weighted by support.
 //   confusion_matrix: {counts: [true][predicted], normalized: counts / row sum (0 rows stay 0)}
 //   top_confusions: up to 20 {true, predicted, count} off-diagonal cells, largest first
 //   calibration: {ece, mce, bins: [{lower, upper, count, confidence, accuracy}]}: 15 equal bins

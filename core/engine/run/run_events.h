@@ -25,6 +25,20 @@ inline constexpr const char *kCancelled = "cancelled";
 
 } // namespace event_type
 
+// A run's state as readers of its folder tell it (RunInfo::state, the trainer summary's
+// "status"; docs/formats.md "Run states"): running while a process holds the run's lock, else
+// the type of its last end event, or interrupted when none follows its last start. Every reader
+// spells them from here; the workbench shows them with workspace::runStateText.
+namespace run_state {
+
+inline constexpr const char *kRunning = "running";
+inline constexpr const char *kFinished = event_type::kFinished;
+inline constexpr const char *kFailed = event_type::kFailed;
+inline constexpr const char *kCancelled = event_type::kCancelled; // Stop or Ctrl+C: shown as "Stopped"
+inline constexpr const char *kInterrupted = "interrupted";        // killed, crashed: resume it
+
+} // namespace run_state
+
 // Every type a metrics.jsonl event may have; RunFolder::appendMetrics refuses others.
 inline constexpr std::array<const char *, 9> kAllEventTypes = {
     event_type::kStep,     event_type::kEpoch,  event_type::kCheckpoint, event_type::kLog,

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 namespace lathe::engine {
@@ -125,8 +126,49 @@ MemoryEstimate estimateTrainingMemory(const RunConfig &config, int numClasses)
     }
     e.activationsPerImage = std::max<std::int64_t>(0, (peak[1] - peak[0]) / (kLarge - kSmall));
     e.activationsFixed = std::max<std::int64_t>(0, peak[0] - kSmall * e.activationsPerImage);
+
+    // The step time: whole training steps with the run's optimizer, fastest of a few.
+    const std::vector<ParameterGroup> groups =
+        parameterGroups(model, p.built.info, config.model.freeze, config.optimizer.noDecayNormsAndBiases);
+    std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(config.optimizer, groups);
+    const auto fastestStep = [&](int batch) {
+        using Clock = std::chrono::steady_clock;
+        double fastest = 0, spent = 0;
+        for (int i = 0; i < 3 && spent < 0.5; ++i) {
+            const Clock::time_point start = Clock::now();
+            optimizer->zero_grad();
+            forwardBackward(model, config, p.imageSize, batch, numClasses);
+            optimizer->step();
+            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            fastest = i == 0 ? seconds : std::min(fastest, seconds);
+            spent += seconds;
+        }
+        return fastest;
+    };
+    constexpr int kTimedSmall = 4, kTimedLarge = 8;
+    const double small = fastestStep(kTimedSmall), large = fastestStep(kTimedLarge);
+    e.stepSecondsPerImage = std::max(0.0, (large - small) / (kTimedLarge - kTimedSmall));
+    if (e.stepSecondsPerImage == 0) // noise: a step no slower at twice the batch
+        e.stepSecondsPerImage = large / kTimedLarge;
+    e.stepSecondsFixed = std::max(0.0, small - kTimedSmall * e.stepSecondsPerImage);
     completeMemoryEstimate(e, config);
     return e;
+}
+
+TimeEstimate estimateTrainingTime(const MemoryEstimate &e, const RunConfig &config, std::int64_t trainImages,
+                                  std::int64_t valImages)
+{
+    const OptimizerConfig &o = config.optimizer;
+    TimeEstimate t;
+    const std::int64_t batches = trainImages / o.batchSize;
+    t.stepsPerEpoch = batches / std::max(1, o.accumulateSteps);
+    t.imagesPerEpoch = batches * o.batchSize;
+    // With accumulation an optimizer step is accumulate_steps forward and backward passes.
+    t.secondsPerStep = std::max(1, o.accumulateSteps) * (e.stepSecondsFixed + o.batchSize * e.stepSecondsPerImage);
+    const double validation = config.data.valSplit.empty() ? 0.0 : double(valImages) * e.stepSecondsPerImage / 3;
+    t.secondsPerEpoch = double(t.stepsPerEpoch) * t.secondsPerStep + validation;
+    t.seconds = t.secondsPerEpoch * o.epochs;
+    return t;
 }
 
 void completeMemoryEstimate(MemoryEstimate &e, const RunConfig &config)

@@ -30,13 +30,24 @@ inline bool writeJson(const QString &path, const nlohmann::json &json)
     return writeFile(path, QByteArray::fromStdString(json.dump()));
 }
 
-// A run of arch that finished after one epoch.
-inline bool writeRun(const QString &dir, const std::string &arch = "resnet18")
+// A run of arch whose metrics.jsonl holds events; config adds to its config.json.
+inline bool writeRunEvents(const QString &dir, const std::vector<nlohmann::json> &events, const std::string &arch = "resnet18",
+                           const nlohmann::json &config = nlohmann::json::object())
 {
-    const nlohmann::json finished = {{"type", "finished"}, {"time", 1.0e9}, {"step", 3}, {"epoch", 0}};
-    return writeJson(QDir(dir).filePath(QStringLiteral("config.json")),
-                     {{"model", {{"arch", arch}}}, {"optimizer", {{"epochs", 1}}}})
-        && writeFile(QDir(dir).filePath(QStringLiteral("metrics.jsonl")), QByteArray::fromStdString(finished.dump() + "\n"));
+    nlohmann::json full = {{"model", {{"arch", arch}}}, {"optimizer", {{"epochs", 1}}}};
+    full.update(config);
+    std::string lines;
+    for (const nlohmann::json &event : events)
+        lines += event.dump() + "\n";
+    return writeJson(QDir(dir).filePath(QStringLiteral("config.json")), full)
+        && writeFile(QDir(dir).filePath(QStringLiteral("metrics.jsonl")), QByteArray::fromStdString(lines));
+}
+
+// A run of arch that finished after one epoch (time: its events').
+inline bool writeRun(const QString &dir, const std::string &arch = "resnet18", double time = 1.0e9)
+{
+    const nlohmann::json finished = {{"type", "finished"}, {"time", time}, {"step", 3}, {"epoch", 0}};
+    return writeRunEvents(dir, {finished}, arch);
 }
 
 // One checkpoint in dir/checkpoints: the model file and its sidecar; source names the step

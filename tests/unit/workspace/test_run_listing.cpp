@@ -1,7 +1,10 @@
 // The runs of a runs folder as the Evaluate, Export and Runs pages list them
 // (workspace::listRuns, checkpointChoices): which folders are runs, their order, their state,
-// their checkpoints, and a run that cannot be read listed as failed instead of failing the list.
+// their dataset, their checkpoints, and a run that cannot be read listed as failed instead of
+// failing the list; which runs are trained and which one the pages show by default; the names
+// of the run states.
 #include "workspace/run_listing.h"
+#include "engine/run/run_events.h"
 #include "fake_runs.h"
 
 #include <QDir>
@@ -71,6 +74,68 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(broken.info.message), broken.problem);
         QVERIFY(broken.checkpoints.isEmpty());
         QVERIFY(listed.at(1).problem.isEmpty());
+    }
+
+    void theDatasetIsTheShardsFolderName()
+    {
+        QTemporaryDir tmp;
+        const QDir runs(tmp.filePath(QStringLiteral("runs")));
+        QVERIFY(fake_runs::writeRunEvents(runs.filePath(QStringLiteral("flowers-run")), {}, "resnet18",
+                                          {{"data", {{"shards", "/projects/p/datasets/flowers/"}}}}));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("no-data"))));
+        const QVector<ListedRun> listed = listRuns(runs.path());
+        QCOMPARE(listed.size(), 2);
+        QCOMPARE(listed.at(0).dataset, QStringLiteral("flowers"));
+        QCOMPARE(listed.at(1).dataset, QString());
+    }
+
+    // A run is worth evaluating once it has a checkpoint and finished or completed an epoch; the
+    // pages default to the newest finished one, else the newest trained one, else none.
+    void trainedRunsAndTheDefaultRun()
+    {
+        QTemporaryDir tmp;
+        const QDir runs(tmp.filePath(QStringLiteral("runs")));
+        const auto event = [](const char *type, double time, int epoch = 0) {
+            return nlohmann::json{{"type", type}, {"time", time}, {"step", 3}, {"epoch", epoch}};
+        };
+        const auto write = [&](const char *name, const std::vector<nlohmann::json> &events, bool checkpoint) {
+            const QString dir = runs.filePath(QString::fromLatin1(name));
+            return fake_runs::writeRunEvents(dir, events) && (!checkpoint || fake_runs::writeCheckpoints(dir, {3}, 3));
+        };
+        QVERIFY(write("a-finished", {event("epoch", 100), event("finished", 101)}, true));
+        QVERIFY(write("b-finished", {event("epoch", 200), event("finished", 201)}, true));
+        // Newer, but stopped within its first epoch: a checkpoint of a few steps.
+        QVERIFY(write("c-stopped-early", {event("cancelled", 300)}, true));
+        QVERIFY(write("d-stopped-later", {event("epoch", 400), event("cancelled", 401, 1)}, true));
+        QVERIFY(write("e-finished-no-checkpoint", {event("epoch", 500), event("finished", 501)}, false));
+        QVERIFY(write("f-interrupted", {event("epoch", 600)}, true));
+
+        QVector<ListedRun> listed = listRuns(runs.path(), RunDetail::Checkpoints);
+        QCOMPARE(listed.size(), 6);
+        QList<bool> trained;
+        for (const ListedRun &run : listed)
+            trained << isTrained(run);
+        QCOMPARE(trained, (QList<bool>{true, true, false, true, false, true}));
+        QCOMPARE(defaultRunIndex(listed), 1); // b: the newest finished run
+        listed.remove(0, 2);                  // no finished run left: the newest trained one, f
+        QCOMPARE(defaultRunIndex(listed), 3);
+        listed.remove(3);
+        QCOMPARE(defaultRunIndex(listed), 1); // d
+        listed.remove(1);
+        QCOMPARE(listed.first().name, QStringLiteral("c-stopped-early"));
+        QCOMPARE(defaultRunIndex(listed), -1); // only untrained runs: none
+        QCOMPARE(defaultRunIndex({}), -1);
+    }
+
+    void runStatesHaveOneNameEach()
+    {
+        QCOMPARE(runStateText(QString::fromLatin1(engine::run_state::kRunning)), QStringLiteral("Running"));
+        QCOMPARE(runStateText(QString::fromLatin1(kPausedState)), QStringLiteral("Paused"));
+        QCOMPARE(runStateText(QString::fromLatin1(engine::run_state::kFinished)), QStringLiteral("Finished"));
+        QCOMPARE(runStateText(QString::fromLatin1(engine::run_state::kFailed)), QStringLiteral("Failed"));
+        QCOMPARE(runStateText(QString::fromLatin1(engine::run_state::kCancelled)), QStringLiteral("Stopped"));
+        QCOMPARE(runStateText(QString::fromLatin1(engine::run_state::kInterrupted)), QStringLiteral("Interrupted"));
+        QCOMPARE(runStateText(QStringLiteral("something new")), QStringLiteral("something new"));
     }
 };
 

@@ -1,3 +1,4 @@
+#include "engine/dataset/demo_data.h"
 #include "engine/dataset/folder_scan.h"
 #include "engine/dataset/image_header.h"
 #include "test_support.h"
@@ -8,6 +9,7 @@
 #include <opencv2/imgproc.hpp>
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <unistd.h>
@@ -100,6 +102,41 @@ engine::ScanResult scan(const fs::path &root, std::vector<engine::ScannedImage> 
     options.root = root.string();
     options.previous = std::move(previous);
     return engine::scanFolder(options);
+}
+
+// Every group holds its representative first at distance 0, and only images whose hash lies
+// within the scan's threshold of the representative's, as the stored distances say.
+void expectGroupsAroundRepresentatives(const engine::ScanResult &result)
+{
+    ASSERT_EQ(result.nearDuplicateDistances.size(), result.nearDuplicates.size());
+    EXPECT_EQ(result.hashBits, engine::kPerceptualHashBits);
+    std::vector<int> seen(result.images.size(), 0);
+    for (std::size_t g = 0; g < result.nearDuplicates.size(); ++g) {
+        const std::vector<int> &group = result.nearDuplicates[g];
+        ASSERT_GE(group.size(), 2u);
+        ASSERT_EQ(result.nearDuplicateDistances[g].size(), group.size());
+        EXPECT_EQ(result.nearDuplicateDistances[g][0], 0);
+        const engine::ScannedImage &representative = result.images[std::size_t(group[0])];
+        for (std::size_t k = 0; k < group.size(); ++k) {
+            const engine::ScannedImage &member = result.images[std::size_t(group[k])];
+            EXPECT_EQ(member.status, engine::ImageStatus::Ok) << member.relPath;
+            const int distance = engine::hashDistance(member.hash, representative.hash);
+            EXPECT_EQ(distance, result.nearDuplicateDistances[g][k]) << member.relPath;
+            EXPECT_LE(distance, result.nearDuplicateDistance) << member.relPath << " vs " << representative.relPath;
+            ++seen[std::size_t(group[k])];
+        }
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        EXPECT_LE(seen[i], 1) << result.images[i].relPath << " is in more than one group";
+}
+
+int groupOf(const engine::ScanResult &result, const std::string &relPath)
+{
+    for (std::size_t g = 0; g < result.nearDuplicates.size(); ++g)
+        for (int i : result.nearDuplicates[g])
+            if (result.images[std::size_t(i)].relPath == relPath)
+                return int(g);
+    return -1;
 }
 
 } // namespace
@@ -202,6 +239,7 @@ TEST(FolderScan, HostileFilesGetTheRightStatusAndReason)
     EXPECT_EQ(images.at("dog/horses.jpg").sha256.size(), 64u);
 
     // The same picture in three formats is one near-duplicate group.
+    expectGroupsAroundRepresentatives(result);
     bool screamGroup = false;
     for (const auto &group : result.nearDuplicates) {
         std::vector<std::string> paths;
@@ -210,6 +248,100 @@ TEST(FolderScan, HostileFilesGetTheRightStatusAndReason)
         screamGroup |= paths == std::vector<std::string>{"cat/scream.bmp", "cat/scream.tif", "cat/scream.webp"};
     }
     EXPECT_TRUE(screamGroup);
+}
+
+// The demo's real Fashion-MNIST images (100 training, 20 validation and 20 test images of each of
+// ten classes): 28x28 garments on black, many of one class alike at a glance. Groups gather an
+// image's altered copies, not different garments chained together.
+TEST(FolderScan, NearDuplicatesOfSmallImagesAreCopiesNotLookAlikes)
+{
+    if (!fs::is_directory(engine::kFashionMnistDir))
+        GTEST_SKIP() << "Debian's dataset-fashion-mnist is not installed";
+    TempDir dir;
+    engine::DemoDataOptions demo;
+    demo.outDir = dir.file("demo");
+    demo.valPerClass = 20;
+    const engine::DemoDataResult written = engine::writeDemoData(demo);
+    ASSERT_EQ(written.trainImages + written.valImages + written.testImages, 1400);
+
+    const engine::ScanResult before = scan(demo.outDir);
+    EXPECT_EQ(before.nearDuplicateDistance, 6);
+    expectGroupsAroundRepresentatives(before);
+    std::size_t grouped = 0, largest = 0;
+    for (const auto &group : before.nearDuplicates) {
+        grouped += group.size();
+        largest = std::max(largest, group.size());
+    }
+    // The old 64-bit dHash with chaining put 251 different dresses in one group. Now a few
+    // trousers, whose silhouettes hardly differ, are all that is left.
+    EXPECT_LE(largest, 6u);
+    EXPECT_LT(grouped, 1400u * 3 / 100);
+
+    // An ungrouped bag, and its altered copies: re-saved as JPEG, brightened, scaled up 2x.
+    std::string original;
+    for (const auto &image : before.images)
+        if (image.className == "Bag" && image.split == "train" && groupOf(before, image.relPath) < 0) {
+            original = image.relPath;
+            break;
+        }
+    ASSERT_FALSE(original.empty());
+    const fs::path root(demo.outDir);
+    const cv::Mat bag = cv::imread((root / original).string(), cv::IMREAD_GRAYSCALE);
+    ASSERT_EQ(bag.size(), cv::Size(28, 28));
+    const fs::path bagDir = (root / original).parent_path();
+    std::vector<std::uint8_t> jpeg;
+    cv::imencode(".jpg", bag, jpeg, {cv::IMWRITE_JPEG_QUALITY, 95});
+    put(bagDir / "zz-resaved.jpg", jpeg);
+    cv::Mat brighter;
+    bag.convertTo(brighter, -1, 1.0, 10);
+    put(bagDir / "zz-brighter.png", encode(brighter, ".png"));
+    cv::Mat larger;
+    cv::resize(bag, larger, cv::Size(56, 56), 0, 0, cv::INTER_CUBIC);
+    put(bagDir / "zz-larger.png", encode(larger, ".png"));
+
+    const engine::ScanResult after = scan(demo.outDir, before.images);
+    expectGroupsAroundRepresentatives(after);
+    const int group = groupOf(after, original);
+    ASSERT_GE(group, 0) << original << " and its copies are not grouped";
+    const std::string folder = fs::path(original).parent_path().generic_string() + "/";
+    EXPECT_EQ(after.images[std::size_t(after.nearDuplicates[std::size_t(group)][0])].relPath, original)
+        << "the original sorts first: it is the representative";
+    for (const char *copy : {"zz-resaved.jpg", "zz-brighter.png", "zz-larger.png"})
+        EXPECT_EQ(groupOf(after, folder + copy), group) << copy;
+    EXPECT_EQ(after.nearDuplicates[std::size_t(group)].size(), 4u);
+}
+
+// Representatives, not chains: a < b < c each 4 bits from the next, a and c 8 apart. With a
+// threshold of 5, b joins a, and c (8 from a, the only representative) starts a group of its own.
+TEST(FolderScan, GroupsDoNotChain)
+{
+    TempDir dir;
+    const fs::path root = dir.path() / "chain";
+    // 16 rows of 17 cells, the hash's own grid: dark even columns, bright odd ones, so every
+    // even step rises (a set bit). Darkening column 15 of a row clears that row's bit 14.
+    auto pattern = [](int rowsChanged) {
+        cv::Mat image(16, 17, CV_8UC1, cv::Scalar(0));
+        for (int x = 1; x < 17; x += 2)
+            image.col(x).setTo(200);
+        for (int y = 0; y < rowsChanged; ++y)
+            image.at<std::uint8_t>(y, 15) = 0;
+        return image;
+    };
+    put(root / "x/a.png", encode(pattern(0), ".png"));
+    put(root / "x/b.png", encode(pattern(4), ".png"));
+    put(root / "x/c.png", encode(pattern(8), ".png"));
+    engine::ScanOptions options;
+    options.root = root.string();
+    options.nearDuplicateDistance = 5;
+    const engine::ScanResult result = engine::scanFolder(options);
+    ASSERT_EQ(result.images.size(), 3u);
+    EXPECT_EQ(engine::hashDistance(result.images[0].hash, result.images[1].hash), 4);
+    EXPECT_EQ(engine::hashDistance(result.images[1].hash, result.images[2].hash), 4);
+    EXPECT_EQ(engine::hashDistance(result.images[0].hash, result.images[2].hash), 8);
+    ASSERT_EQ(result.nearDuplicates.size(), 1u);
+    EXPECT_EQ(result.nearDuplicates[0], (std::vector<int>{0, 1}));
+    EXPECT_EQ(result.nearDuplicateDistances[0], (std::vector<int>{0, 4}));
+    expectGroupsAroundRepresentatives(result);
 }
 
 TEST(FolderScan, FolderSplitsWinAndHashSplitsAreStable)
