@@ -448,7 +448,7 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
             QString::fromLatin1(engine::formatName(image.header.format)),
             image.header.exifOrientation,
             sha256,
-            image.status == engine::ImageStatus::Rejected ? QString() : hashToHex(image.hash),
+            image.status == engine::ImageStatus::Rejected ? QStringLiteral("") : hashToHex(image.hash), // '' not NULL
             QString::fromLatin1(engine::statusName(image.status)),
             fromStd(image.reason),
             nearGroup[index] < 0 ? nullInt : QVariant(nearGroup[index]),
@@ -519,7 +519,7 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
 void Catalog::setShardsDir(int datasetId, const QString &dir)
 {
     QSqlQuery query = prepare(QStringLiteral("UPDATE datasets SET shards_dir = ? WHERE id = ?"));
-    query.addBindValue(QDir::cleanPath(dir));
+    query.addBindValue(dir.isEmpty() ? QStringLiteral("") : QDir::cleanPath(dir)); // '' not NULL: the column is NOT NULL
     query.addBindValue(datasetId);
     exec(query);
 }

@@ -255,7 +255,7 @@ private Q_SLOTS:
         QVERIFY2(banner->text().contains(QStringLiteral("is tiny")), qPrintable(banner->text()));
 
         // The catalog remembers the conversion as the dataset's shards.
-        QCOMPARE(workspace::Catalog(m_project->database()).dataset(m_page->currentDatasetId()).shardsDir, m_converted);
+        QTRY_COMPARE(workspace::Catalog(m_project->database()).dataset(m_page->currentDatasetId()).shardsDir, m_converted);
     }
 
     void dialogRefusesANonEmptyFolder()

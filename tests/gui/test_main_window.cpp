@@ -70,7 +70,7 @@ void turnWheel(QWidget *over, int delta)
     QWheelEvent event(local, target->mapToGlobal(local), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
                       Qt::NoScrollPhase, false);
     QSpontaneKeyEvent::setSpontaneous(&event);
-    QApplication::sendEvent(target, &event);
+    qApp->notify(target, &event); // as QTest delivers its key events: sendEvent() would drop "spontaneous"
 }
 
 QVariant settingValue(const QWidget *editor)
@@ -426,9 +426,11 @@ private Q_SLOTS:
 
         ui::ClassBalanceChart balance;
         balance.resize(700, 400);
+        balance.show();
         balance.setCounts({QStringLiteral("cat"), QStringLiteral("dog")},
                           {{QStringLiteral("cat"), QStringLiteral("train"), 40}, {QStringLiteral("dog"), QStringLiteral("train"), 12},
                            {QStringLiteral("cat"), QStringLiteral("val"), 10}, {QStringLiteral("dog"), QStringLiteral("val"), 3}});
+        QVERIFY(QTest::qWaitForWindowExposed(&balance));
         checkLegendAndPadding(balance.plot());
 
         ui::CalibrationPlot calibration;
@@ -439,6 +441,8 @@ private Q_SLOTS:
             {"pr_curves", {{{"class", "cat"}, {"average_precision", 1.0},
                             {"points", {{{"recall", 0.0}, {"precision", 1.0}}, {{"recall", 1.0}, {"precision", 1.0}}}}}}}};
         calibration.setMetrics(metrics);
+        calibration.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&calibration));
         checkLegendAndPadding(calibration.reliabilityPlot());
         checkLegendAndPadding(calibration.prPlot());
     }
@@ -473,14 +477,17 @@ private Q_SLOTS:
         later.show();
         QVERIFY(QTest::qWaitForWindowExposed(&later));
         QVERIFY(backgroundOf(later.plot(ui::TrainingCurves::LossPlot)).lightness() < 100);
-        ui::ConfusionMatrixView *matrix = window.evaluatePage()->confusionMatrix();
-        matrix->resize(300, 300);
-        QVERIFY(matrix->grab().toImage().pixelColor(1, 1).lightness() < 100);
+        ui::ConfusionMatrixView matrix;
+        matrix.resize(300, 300);
+        matrix.setMatrix({QStringLiteral("cat"), QStringLiteral("dog")}, {{3, 1}, {0, 4}});
+        const auto matrixBackground = [&matrix] { return matrix.grab().toImage().pixelColor(1, 1); };
+        QVERIFY(matrixBackground().isValid());
+        QVERIFY(matrixBackground().lightness() < 100);
 
         light->trigger();
         for (QCustomPlot *plot : plots)
             QVERIFY2(backgroundOf(plot).lightness() > 150, qPrintable(plot->objectName()));
-        QVERIFY(matrix->grab().toImage().pixelColor(1, 1).lightness() > 150);
+        QVERIFY(matrixBackground().lightness() > 150);
     }
 
     void aFailedOpenKeepsTheCurrentProject()

@@ -546,7 +546,8 @@ private Q_SLOTS:
             QVERIFY2(text.startsWith(AugmentationText::typeName(QString::fromStdString(type)) + QStringLiteral(": ")),
                      qPrintable(text));
             QVERIFY2(!text.contains(QLatin1Char('{')) && !text.contains(QLatin1Char('[')), qPrintable(text));
-            for (const auto &[name, value] : editor.steps()[0].items())
+            const nlohmann::json step = editor.steps()[0];
+            for (const auto &[name, value] : step.items())
                 if (name != "type" && name != "p")
                     QVERIFY2(editor.stepForm()->parameterEditor(QString::fromStdString(name)), (type + "." + name).c_str());
         }

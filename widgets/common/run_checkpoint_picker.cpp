@@ -84,7 +84,7 @@ RunCheckpointPicker::RunCheckpointPicker(const QString &objectNamePrefix, QWidge
         Q_EMIT selectionChanged();
     });
     // Only the user's own pick (activated() is not emitted for setCurrentIndex).
-    connect(m_runCombo, &QComboBox::activated, this, [this] { m_userPicked = true; });
+    connect(m_runCombo, &QComboBox::activated, this, [this] { m_chosenBy = ChosenBy::User; });
     connect(m_checkpointCombo, &QComboBox::currentIndexChanged, this, &RunCheckpointPicker::selectionChanged);
 }
 
@@ -94,7 +94,7 @@ void RunCheckpointPicker::setRunsDir(const QString &runsDir)
     m_pendingRun.clear();
     m_pendingCheckpoint.clear();
     m_followedRun.clear();
-    m_userPicked = false;
+    m_chosenBy = ChosenBy::Default;
     refresh();
 }
 
@@ -144,10 +144,12 @@ void RunCheckpointPicker::refresh()
             QString refused;
             if (!m_pendingRun.isEmpty()) {
                 const QString run = std::exchange(m_pendingRun, QString());
-                if (choose(run, std::exchange(m_pendingCheckpoint, QString())))
+                if (choose(run, std::exchange(m_pendingCheckpoint, QString()))) {
                     m_followedRun = run;
-                else
+                    m_chosenBy = ChosenBy::Followed;
+                } else {
                     refused = tr("%1 is not a run of this project.").arg(QDir::toNativeSeparators(run));
+                }
             }
             Q_EMIT selectionChanged();
             if (!refused.isEmpty())
@@ -160,15 +162,20 @@ void RunCheckpointPicker::refresh()
         });
 }
 
-int RunCheckpointPicker::indexToSelect(const QString &previousRun, int defaultIndex) const
+int RunCheckpointPicker::indexToSelect(const QString &previousRun, int defaultIndex)
 {
-    const int previous = m_runCombo->findData(previousRun);
-    if (m_userPicked && previous >= 0)
+    const int previous = previousRun.isEmpty() ? -1 : m_runCombo->findData(previousRun);
+    if (m_chosenBy == ChosenBy::User && previous >= 0)
         return previous;
-    // A followed run that is not trained stays only when it is already shown: a hand-off of it.
+    // A followed run that is not trained is taken only when it is shown already: a hand-off.
     const int followed = m_followedRun.isEmpty() ? -1 : m_runCombo->findData(m_followedRun);
-    if (followed >= 0 && (isTrainedAt(followed) || followed == previous))
+    if (followed >= 0 && (isTrainedAt(followed) || followed == previous)) {
+        m_chosenBy = ChosenBy::Followed;
         return followed;
+    }
+    if (m_chosenBy == ChosenBy::Followed && previous >= 0)
+        return previous;
+    m_chosenBy = ChosenBy::Default;
     return defaultIndex;
 }
 
@@ -216,7 +223,7 @@ bool RunCheckpointPicker::selectRun(const QString &runDir)
     if (index < 0)
         return false;
     m_followedRun = run;
-    m_userPicked = false;
+    m_chosenBy = ChosenBy::Followed;
     m_runCombo->setCurrentIndex(index);
     return true;
 }
@@ -224,9 +231,9 @@ bool RunCheckpointPicker::selectRun(const QString &runDir)
 void RunCheckpointPicker::select(const QString &runDir, const QString &checkpoint)
 {
     const QString run = cleanRunDir(runDir);
-    m_userPicked = false;
     if (choose(run, checkpoint)) {
         m_followedRun = run;
+        m_chosenBy = ChosenBy::Followed;
         Q_EMIT selectionChanged();
         return;
     }
@@ -240,13 +247,15 @@ void RunCheckpointPicker::followRun(const QString &runDir)
     if (runDir.isEmpty() || m_runsDir.isEmpty())
         return;
     m_followedRun = cleanRunDir(runDir);
-    if (m_userPicked)
+    if (m_chosenBy == ChosenBy::User)
         return;
     const int index = m_runCombo->findData(m_followedRun);
-    if (index < 0)
+    if (index < 0) {
         refresh(); // a run that appeared since the last listing: the listing takes it when it is trained
-    else if (isTrainedAt(index) && index != m_runCombo->currentIndex())
+    } else if (isTrainedAt(index)) {
+        m_chosenBy = ChosenBy::Followed;
         m_runCombo->setCurrentIndex(index);
+    }
 }
 
 void RunCheckpointPicker::listCheckpoints(const QString &keep)

@@ -19,6 +19,7 @@ namespace lathe::ui {
 //  1. the run the user picked in the Run combo, while it is listed;
 //  2. else the run the page follows: followRun()'s (the run selected on the Runs page) once it
 //     is trained (workspace::isTrained), or the one select()/selectRun() chose (a hand-off);
+//     while a newer followRun() run is not trained yet, the run followed before stays;
 //  3. else workspace::defaultRunIndex: the newest finished run, never one that completed no
 //     epoch. When no run qualifies, nothing is selected and noRunReason() says why.
 // Another runs folder (another project) forgets the pick and the followed run. A run keeps its
@@ -44,7 +45,7 @@ public:
     // Why no run is selected although runs are listed (none of them is trained); else empty.
     QString noRunReason() const;
     // Whether the user picked the run in the Run combo (rule 1 above).
-    bool userPickedRun() const { return m_userPicked; }
+    bool userPickedRun() const { return m_chosenBy == ChosenBy::User; }
 
     // Selects a listed run (any spelling of its path) and follows it; false when it is not listed.
     bool selectRun(const QString &runDir);
@@ -72,16 +73,20 @@ private:
     void listCheckpoints(const QString &keep);
     // Selects run and checkpoint without the combos' signals; false when run is not listed.
     bool choose(const QString &run, const QString &checkpoint);
-    // The run combo's index a listing selects (rules 1-3); previousRun: the one selected before.
-    int indexToSelect(const QString &previousRun, int defaultIndex) const;
+    // How the current run was chosen: rule 1, 2 or 3 above.
+    enum class ChosenBy { Default, Followed, User };
+
+    // The run combo's index a listing selects (rules 1-3), and m_chosenBy for it; previousRun:
+    // the one selected before.
+    int indexToSelect(const QString &previousRun, int defaultIndex);
     bool isTrainedAt(int index) const;
 
     QString m_runsDir;
     quint64 m_generation = 0;
     QString m_pendingRun; // select() before the run was listed
     QString m_pendingCheckpoint;
-    QString m_followedRun;
-    bool m_userPicked = false;
+    QString m_followedRun; // the last run followRun(), select() or selectRun() named
+    ChosenBy m_chosenBy = ChosenBy::Default;
 
     QComboBox *m_runCombo;
     QComboBox *m_checkpointCombo;
