@@ -70,6 +70,13 @@ Predicted: %2
             <numerusform>%n shards · %1 records · %2 · %3 re-encoded · %4 of %5 files left out</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bit(s).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::DevicePicker</name>
@@ -182,6 +189,13 @@ Predicted: %2
             <numerusform>%n images: %1</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n image(s), within %1 of %2 bits: %3</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::PredictionGalleryModel</name>
@@ -201,12 +215,108 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::ui::PreflightPanel</name>
+    <message numerus="yes">
+        <source>about %n s</source>
+        <translation>
+            <numerusform>True %1, predicted %2: %n image, highest loss first.&lt;/source&gt;
+        &lt;translation&gt;
+            &lt;numerusform&gt;True %1, predicted %2: %n image, highest loss first.&lt;/numerusform&gt;
+            &lt;numerusform&gt;True %1, predicted %2: %n images, highest loss first.&lt;/numerusform&gt;
+        &lt;/translation&gt;
+    &lt;/message&gt;
+    &lt;message numerus=&quot;yes&quot;&gt;
+        &lt;source&gt;All %n image, highest loss first.&lt;/source&gt;
+        &lt;translation&gt;
+            &lt;numerusform&gt;All %n image, highest loss first.&lt;/numerusform&gt;
+            &lt;numerusform&gt;All %n images, highest loss first.&lt;/numerusform&gt;
+        &lt;/translation&gt;
+    &lt;/message&gt;
+&lt;/context&gt;
+&lt;context&gt;
+    &lt;name&gt;lathe::ui::PreflightPanel&lt;/name&gt;
+    &lt;message numerus=&quot;yes&quot;&gt;
+        &lt;source&gt;about %n s</numerusform>
+            <numerusform>True %1, predicted %2: %n images, highest loss first.&lt;/source&gt;
+        &lt;translation&gt;
+            &lt;numerusform&gt;True %1, predicted %2: %n image, highest loss first.&lt;/numerusform&gt;
+            &lt;numerusform&gt;True %1, predicted %2: %n images, highest loss first.&lt;/numerusform&gt;
+        &lt;/translation&gt;
+    &lt;/message&gt;
+    &lt;message numerus=&quot;yes&quot;&gt;
+        &lt;source&gt;All %n images, highest loss first.&lt;/source&gt;
+        &lt;translation&gt;
+            &lt;numerusform&gt;All %n image, highest loss first.&lt;/numerusform&gt;
+            &lt;numerusform&gt;All %n images, highest loss first.&lt;/numerusform&gt;
+        &lt;/translation&gt;
+    &lt;/message&gt;
+&lt;/context&gt;
+&lt;context&gt;
+    &lt;name&gt;lathe::ui::PreflightPanel&lt;/name&gt;
+    &lt;message numerus=&quot;yes&quot;&gt;
+        &lt;source&gt;about %n s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min</source>
+        <translation>
+            <numerusform>about %n min</numerusform>
+            <numerusform>about %n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Time on this CPU: %1 — %n epoch(s) of %2 steps at %3 s each</source>
+        <translation>
+            <numerusform>Time on this CPU: %1 — %n epoch of %2 steps at %3 s each</numerusform>
+            <numerusform>Time on this CPU: %1 — %n epochs of %2 steps at %3 s each</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::RunsPage</name>
     <message numerus="yes">
         <source>%n run(s) in %1.</source>
         <translation>
             <numerusform>%n run in %1.</numerusform>
             <numerusform>%n runs in %1.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::DatasetWarnings</name>
+    <message numerus="yes">
+        <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es), fewer than %3 per class; a model trained on so few learns little that holds for new images.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No images in split &quot;%1&quot; for %n class(es), which cannot be learned: %2.</source>
+        <translation>
+            <numerusform>No images in split &quot;%1&quot; for %n class, which cannot be learned: %2.</numerusform>
+            <numerusform>No images in split &quot;%1&quot; for %n classes, which cannot be learned: %2.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es); its accuracy moves in steps of %3 %.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No images in split &quot;%1&quot; for %n class(es), whose accuracy is never measured: %2.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch(es); the last, partial batch is dropped).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
         </translation>
     </message>
 </context>

@@ -2,10 +2,429 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name></name>
+    <message>
+        <source>scale %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ratio %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>short side %1 px</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>short side to suit the image size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a square of the image size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>angle %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rotate %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>shift up to %1% × %2%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>shear x %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>shear y %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>brightness %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>contrast %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>saturation %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hue %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>±%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>kernel %1×%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sigma %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>factor %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 bits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pixels above %1 inverted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 operations at magnitude %2 of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 magnitude bins</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not clipped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>area %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>random values</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>value %1, %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>alpha %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AugmentationStepForm</name>
+    <message>
+        <source>–</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>°</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>,</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Short side:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation type="unfinished"> 像素</translation>
+    </message>
+    <message>
+        <source>Value (normalised RGB):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Area (scale):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aspect ratio:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Angle:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shift (x, y):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scale:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shear (x range, y range):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Brightness:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Contrast:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saturation:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hue:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kernel (odd sizes):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sigma:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Factor:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bits kept:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threshold:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operations:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Magnitude:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mean:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clip to 0–1:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Magnitude bins:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Alpha:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fill (RGB):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interpolation:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AugmentationText</name>
+    <message>
+        <source>%1%</source>
+        <translation type="unfinished">%1%</translation>
+    </message>
+    <message>
+        <source>%1–%2%</source>
+        <translation type="unfinished">%1–%2%</translation>
+    </message>
+    <message>
+        <source>%1–%2</source>
+        <translation type="unfinished">%1–%2</translation>
+    </message>
+    <message>
+        <source>±%1°</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1° to %2°</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bilinear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fill %1, %2, %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random resized crop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resize</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Centre crop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Horizontal flip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vertical flip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rotation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Affine transform</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Colour jitter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Greyscale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gaussian blur</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sharpness</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Posterise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Solarise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Autocontrast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Equalise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Invert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>RandAugment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TrivialAugment Wide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gaussian noise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random erasing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mixup</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CutMix</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>probability %1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>always</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ExportPage</name>
+    <message>
+        <source>Not measured: the file failed before it could be run.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not measured: a weights file, not a runnable model. Loaded into LibTorch it runs as the original model does (see above).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not measured: OpenCV DNN cannot run this graph here, so it was checked with Lathe&apos;s reference runtime, which is not timed. Time it in ONNX Runtime.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not measured: no runtime in this program runs %1 files at deployment speed; it was checked with Lathe&apos;s reference runtime, which is not timed. Time it in ONNX Runtime.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not measured: this export did not time its files.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>HelpLinks</name>
     <message>
         <source>What to do</source>
         <translation>解决办法</translation>
+    </message>
+</context>
+<context>
+    <name>Recipe</name>
+    <message>
+        <source>Quick start on the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ResNet-18 from scratch at 32 px, AdamW (2e-3) with a one-cycle schedule, batch 64, 6 epochs, horizontal flips. On 2 CPU cores it trains the Fashion-MNIST demo to about 89% validation top-1 in about 3 minutes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lathe&apos;s defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pretrained ResNet-18 at 224 px on the GPU.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -456,10 +875,6 @@
         <translation>按此顺序应用于每张训练图像。评估时始终只使用缩放和中心裁剪。</translation>
     </message>
     <message>
-        <source>Steps are named as torchvision&apos;s transforms, with the same parameters and meaning.</source>
-        <translation>各步骤按 torchvision 的变换命名，参数和含义相同。</translation>
-    </message>
-    <message>
         <source>Append a step of the chosen type with its default parameters.</source>
         <translation>以默认参数追加所选类型的步骤。</translation>
     </message>
@@ -468,28 +883,16 @@
         <translation>torchvision 的 ImageNet 训练方案：随机缩放裁剪和水平翻转。</translation>
     </message>
     <message>
-        <source>Chance that the step is applied to an image (p).</source>
-        <translation>该步骤应用于图像的概率（p）。</translation>
+        <source>Steps follow torchvision&apos;s transforms, with the same parameters and meaning.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Parameters as JSON, e.g. {&quot;scale&quot;: [0.08, 1]}</source>
-        <translation>以 JSON 表示的参数，例如 {&quot;scale&quot;: [0.08, 1]}</translation>
+        <source>The chosen step&apos;s chance and parameters.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The step&apos;s parameters as a JSON object; leave empty for the defaults.</source>
-        <translation>该步骤的参数，为 JSON 对象；留空则使用默认值。</translation>
-    </message>
-    <message>
-        <source>Probability:</source>
-        <translation>概率：</translation>
-    </message>
-    <message>
-        <source>Parameters:</source>
-        <translation>参数：</translation>
-    </message>
-    <message>
-        <source>Step %1: the parameters are not a JSON object.</source>
-        <translation>步骤 %1：参数不是 JSON 对象。</translation>
+        <source>torchvision: %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -515,6 +918,41 @@
     <message>
         <source>Cannot preview: %1</source>
         <translation>无法预览：%1</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::AugmentationStepForm</name>
+    <message>
+        <source>%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chance that the step is applied to an image (torchvision&apos;s p).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probability:</source>
+        <translation type="unfinished">概率：</translation>
+    </message>
+    <message>
+        <source>Nearest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bilinear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Erase with random values instead of the values given.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>image size</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -703,6 +1141,14 @@
     <message>
         <source>Accuracy</source>
         <translation>准确率</translation>
+    </message>
+    <message>
+        <source>The evaluated split has no image of this class, so this metric is undefined.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no images</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1121,10 +1567,6 @@ Predicted: %2
         <source>Shards (%L1)</source>
         <translation>分片（%L1）</translation>
     </message>
-    <message>
-        <source>No converted dataset is shown. Convert to Shards… writes the shown dataset as record shards; Open Converted Dataset… shows one written before.</source>
-        <translation>未显示已转换的数据集。“转换为分片…”会将当前数据集写为记录分片；“打开已转换的数据集…”显示之前写入的数据集。</translation>
-    </message>
     <message numerus="yes">
         <source>%1: %2 records in %n shard(s)</source>
         <translation>
@@ -1140,6 +1582,48 @@ Predicted: %2
         <translation>
             <numerusform>%n 个分片 · %1 条记录 · %2 · 重新编码 %3 个 · %5 个文件中排除 %4 个</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Next: Convert to Shards…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Before training on these shards:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This dataset was imported before near duplicates were grouped by their distance to a representative: Re-import it to find them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bit(s).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (the representative)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>and %L1 more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No two images of this dataset are that close.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted Dataset… shows shards written before.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The dataset</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1369,6 +1853,10 @@ Predicted: %2
         <source>This run has no checkpoint yet: it can be evaluated once it has written one.</source>
         <translation>此运行尚无检查点：写入检查点后即可评估。</translation>
     </message>
+    <message>
+        <source>Next: Train a Model on the Train Page</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ExportPage</name>
@@ -1483,10 +1971,6 @@ Predicted: %2
     <message>
         <source>Calibration images:</source>
         <translation>校准图像数：</translation>
-    </message>
-    <message>
-        <source>Where the files and report.json are written. By default a new folder under the project&apos;s exports folder.</source>
-        <translation>文件和 report.json 的写入位置。默认为项目导出文件夹下的一个新文件夹。</translation>
     </message>
     <message>
         <source>Export and verify every chosen format as a job.</source>
@@ -1656,6 +2140,14 @@ Predicted: %2
         <source>&lt;p&gt;&lt;b&gt;INT8 calibration&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 files store each activation as an 8-bit integer over a range measured on calibration images of the training split. &lt;i&gt;Min-max&lt;/i&gt; takes the whole observed range; &lt;i&gt;Percentile&lt;/i&gt; clips the rarest extremes (99.99th percentile), which often keeps more precision; &lt;i&gt;Entropy (KL)&lt;/i&gt; picks the range whose 8-bit histogram loses the least information, as TensorRT does. Weights are quantised per channel. The export is verified: an INT8 file more than one point less accurate than the original is marked failed.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;INT8 校准&lt;/b&gt;&lt;/p&gt;&lt;p&gt;INT8 文件把每个激活值存为 8 位整数，其取值范围在训练集的校准图像上测得。&lt;i&gt;最小-最大值&lt;/i&gt;取观测到的整个范围；&lt;i&gt;百分位数&lt;/i&gt;裁掉最罕见的极端值（第 99.99 百分位），通常能保留更多精度；&lt;i&gt;熵（KL 散度）&lt;/i&gt;选取使 8 位直方图信息损失最小的范围，与 TensorRT 的做法相同。权重按通道量化。导出会经过验证：准确率比原模型低一个百分点以上的 INT8 文件会被标记为失败。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Where the files and report.json are written. By default a new folder under the project&apos;s exports folder; a relative path is taken from there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::FilePredictionPanel</name>
@@ -1816,6 +2308,37 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>At this input size the model&apos;s last feature map is a single cell, so the heat map cannot point at a region: train at a larger image size to see where it looks.</source>
         <translation>在此输入尺寸下，模型最后一层特征图只有一个单元，热力图无法指向具体区域：请使用更大的图像尺寸训练，以查看模型关注的位置。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::HelpViewer</name>
+    <message>
+        <source>Lathe Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every document of the guide and its sections.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — Lathe Help</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2249,6 +2772,14 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>&amp;User Guide</source>
         <translation>用户指南(&amp;U)</translation>
     </message>
+    <message>
+        <source>The Model page now trains from scratch (random initial weights).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recipe &quot;%1&quot; chosen: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ModelPage</name>
@@ -2506,6 +3037,14 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>&lt;p&gt;&lt;b&gt;Freezing&lt;/b&gt;&lt;/p&gt;&lt;p&gt;&lt;i&gt;Train everything&lt;/i&gt; fine-tunes every layer. &lt;i&gt;Train the head only&lt;/i&gt; keeps the pretrained backbone fixed and trains the classifier: fast, and best with few images. &lt;i&gt;Freeze up to a stage&lt;/i&gt; keeps the first stages fixed. Frozen BatchNorm keeps its running statistics; a stage can also be unfrozen every few epochs (gradual unfreezing). The table below lists what trains.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;冻结&lt;/b&gt;&lt;/p&gt;&lt;p&gt;&lt;i&gt;训练全部层&lt;/i&gt;会微调每一层。&lt;i&gt;仅训练分类头&lt;/i&gt;保持预训练的骨干网络不变，只训练分类器：速度快，图像很少时效果最好。&lt;i&gt;冻结到指定阶段&lt;/i&gt;保持前面几个阶段不变。冻结的 BatchNorm 保留其运行统计量；也可以每隔几个轮次解冻一个阶段（逐步解冻）。下表列出哪些部分参与训练。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Train from Scratch Instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start from random weights: no download needed, but it needs more data and epochs.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::NearDuplicateGroupModel</name>
@@ -2514,6 +3053,24 @@ True: %2, predicted: %3 (loss %4)</source>
         <translation>
             <numerusform>%n 张图像：%1</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>within %1 of %2 bits of the representative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n image(s), within %1 of %2 bits: %3</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: the representative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2721,6 +3278,64 @@ Loss: %5</source>
         <source>Warning: this is more than %1 has. Lower the batch size or the image size, train in bf16, or freeze more of the backbone on the Model page.</source>
         <translation>警告：这超出了 %1 的容量。请减小批大小或图像尺寸、使用 bf16 训练，或在模型页冻结更多骨干网络层。</translation>
     </message>
+    <message numerus="yes">
+        <source>about %n s</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>about %n min</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>about %1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next: Convert to Shards on the Data Page</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train from Scratch Instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured on this CPU: a few real training steps at batch 4 and 8 (optimizer included), scaled to the batch, the epoch&apos;s whole batches and the epochs, plus a forward pass over the validation split. The input pipeline runs beside the steps and is not counted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use the Quick CPU Recipe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time: choose a converted dataset to estimate it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time: measuring a few training steps…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time: not estimated for these devices (the steps are measured on the CPU only).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Time on this CPU: %1 — %n epoch(s) of %2 steps at %3 s each</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (an epoch uses %1 of the %2 training images).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning: that is hours on this hardware. A smaller image size, a smaller backbone or fewer epochs finish sooner.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::PresetPanel</name>
@@ -2775,6 +3390,14 @@ Loss: %5</source>
     <message>
         <source>Delete the preset &quot;%1&quot;?</source>
         <translation>删除预设“%1”吗？</translation>
+    </message>
+    <message>
+        <source>Reset to Defaults</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put every setting back to Lathe&apos;s defaults (the dataset and the model stay).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2845,6 +3468,18 @@ Loss: %5</source>
     <message>
         <source>Cannot list the runs: %1</source>
         <translation>无法列出运行：%1</translation>
+    </message>
+    <message>
+        <source>No run chosen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The run selected on the Runs page, else the newest finished run. Once you pick a run here, it stays until you pick another.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No run is chosen: no run of this project has completed an epoch with a checkpoint yet (a run stopped before the end of its first epoch has nothing worth evaluating or exporting). Train one on the Train page, or pick a run above.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3125,6 +3760,26 @@ Loss: %5</source>
         <source>Synchronise BatchNorm:</source>
         <translation>同步 BatchNorm：</translation>
     </message>
+    <message>
+        <source>Advanced settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimiser details, warm-up, loss, early stopping, weight averaging, checkpoints, data loading and the seed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation type="unfinished">训练</translation>
+    </message>
+    <message>
+        <source>Reproducibility</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning-rate warm-up</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunOverlayPlot</name>
@@ -3155,26 +3810,6 @@ Loss: %5</source>
 </context>
 <context>
     <name>lathe::ui::RunTableModel</name>
-    <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>finished</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>已失败</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
     <message>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
@@ -3220,6 +3855,46 @@ annotations.json：%2</translation>
     <message>
         <source>Notes</source>
         <translation>备注</translation>
+    </message>
+    <message>
+        <source>Val top-1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Val top-5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Val loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train top-1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Train loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished">学习率</translation>
+    </message>
+    <message>
+        <source>Epoch time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished">%1 %</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3271,10 +3946,6 @@ annotations.json：%2</translation>
     <message>
         <source>Epoch</source>
         <translation>轮次</translation>
-    </message>
-    <message>
-        <source>Metrics</source>
-        <translation>指标</translation>
     </message>
     <message>
         <source>Size</source>
@@ -3355,10 +4026,6 @@ annotations.json：%2</translation>
         <translation>双击运行的名称或标签即可修改。</translation>
     </message>
     <message>
-        <source>Filter by name, backbone, state, tag or notes</source>
-        <translation>按名称、骨干网络、状态、标签或备注筛选</translation>
-    </message>
-    <message>
         <source>Show only the runs with this tag.</source>
         <translation>仅显示带有此标签的运行。</translation>
     </message>
@@ -3437,6 +4104,14 @@ annotations.json：%2</translation>
     <message>
         <source>Cannot list the runs: %1</source>
         <translation>无法列出运行：%1</translation>
+    </message>
+    <message>
+        <source>Filter by name, backbone, dataset, state, tag or notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The epochs completed when the checkpoint was written; its metrics are those of the last one. A checkpoint written within an epoch (Stop, every N steps) counts the epochs before it.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3623,10 +4298,6 @@ Index: %2</source>
         <translation>已有运行正在进行。</translation>
     </message>
     <message>
-        <source>Convert a dataset to shards on the Data page first.</source>
-        <translation>请先在数据页将数据集转换为分片。</translation>
-    </message>
-    <message>
         <source>%1 holds no dataset.json: convert the dataset again.</source>
         <translation>%1 中没有 dataset.json：请重新转换数据集。</translation>
     </message>
@@ -3693,6 +4364,14 @@ Index: %2</source>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Preview&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The same eight training images through the current steps, as the model will see them. Re-roll draws new random parameters.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;预览&lt;/b&gt;&lt;/p&gt;&lt;p&gt;同样八张训练图像经过当前步骤后的样子，即模型将看到的图像。“重新随机”会抽取新的随机参数。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Every setting is back to its default.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there are no shards to train on yet: convert a dataset to shards on the Data page first.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3824,6 +4503,18 @@ Index: %2</source>
         <source>Step %1 skipped: fp16 gradients overflowed (%2 skipped so far).</source>
         <translation>已跳过第 %1 步：fp16 梯度溢出（目前共跳过 %2 步）。</translation>
     </message>
+    <message>
+        <source>Continuing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 before the first step: press Resume to continue.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at epoch %2, step %3: press Resume to continue.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::WelcomePage</name>
@@ -3911,6 +4602,55 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::workspace::DatasetWarnings</name>
+    <message>
+        <source>and %L1 more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Split &quot;%1&quot; has no images: there is nothing to train on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es), fewer than %3 per class; a model trained on so few learns little that holds for new images.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No images in split &quot;%1&quot; for %n class(es), which cannot be learned: %2.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Split &quot;%1&quot; has no images: training cannot measure validation accuracy, and the best checkpoint cannot be chosen by it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es); its accuracy moves in steps of %3 %.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No images in split &quot;%1&quot; for %n class(es), whose accuracy is never measured: %2.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Batch size %1 is larger than the %2 images of split &quot;%3&quot;: not one full batch fits, so training cannot start. Choose a batch size of at most %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch(es); the last, partial batch is dropped).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::DemoProjectJob</name>
     <message>
         <source>Create the Fashion-MNIST demo project</source>
@@ -3935,6 +4675,10 @@ Index: %2</source>
     <message>
         <source>Importing demo images</source>
         <translation>正在导入演示图像</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the recipe: %2</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -4141,6 +4885,33 @@ Index: %2</source>
     <message>
         <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
         <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::RunState</name>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished">运行中</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation type="unfinished">已完成</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -397,8 +397,8 @@ private Q_SLOTS:
         for (int row = 0; row < members->rowCount(); ++row)
             QCOMPARE(members->index(row, 0).data(ImageListModel::NearDuplicateGroupRole).toInt(), group);
         // Each member's distance to the representative, within the threshold the import used.
-        QCOMPARE(groups->threshold(), 6);
-        QCOMPARE(groups->hashBits(), 256);
+        QCOMPARE(groups->threshold(), 10);
+        QCOMPARE(groups->hashBits(), 576);
         for (const ui::NearDuplicateGroupModel::Group &g : groups->groups()) {
             QCOMPARE(g.distances.size(), g.files.size());
             QCOMPARE(g.distances.first(), 0);
@@ -414,11 +414,11 @@ private Q_SLOTS:
         QVERIFY(lookAlikeRow >= 0);
         list->setCurrentIndex(groups->index(lookAlikeRow));
         const QString details = m_page->findChild<QLabel *>(QStringLiteral("nearDuplicateDetails"))->text();
-        QVERIFY2(details.contains(QStringLiteral("(256 bits)")) && details.contains(QStringLiteral("the representative")),
+        QVERIFY2(details.contains(QStringLiteral("(576 bits)")) && details.contains(QStringLiteral("the representative")),
                  qPrintable(details));
-        QVERIFY2(details.contains(QStringLiteral("zz-look-alike.png: within ")) && details.contains(QStringLiteral(" of 256 bits of the representative")),
+        QVERIFY2(details.contains(QStringLiteral("zz-look-alike.png: within ")) && details.contains(QStringLiteral(" of 576 bits of the representative")),
                  qPrintable(details));
-        QVERIFY(groups->index(lookAlikeRow).data().toString().contains(QStringLiteral("of 256 bits")));
+        QVERIFY(groups->index(lookAlikeRow).data().toString().contains(QStringLiteral("of 576 bits")));
         const QModelIndex first = members->index(0, 0);
         QTRY_COMPARE(first.data(ImageListModel::ThumbnailStateRole).toInt(), int(ui::ThumbnailLoader::State::Ready));
         m_page->tabs()->setCurrentIndex(DataPage::ImagesTab);

@@ -412,7 +412,8 @@ private Q_SLOTS:
         page.show();
         RunConfigForm *form = page.form();
         const QStringList plateau = {QStringLiteral("schedule.plateau_metric"), QStringLiteral("schedule.plateau_factor"),
-                                     QStringLiteral("schedule.plateau_patience"), QStringLiteral("schedule.plateau_threshold")};
+                                     QStringLiteral("schedule.plateau_patience"),
+                                     QStringLiteral("schedule.plateau_threshold")};
         const QStringList oneCycle = {QStringLiteral("schedule.max_lr"), QStringLiteral("schedule.pct_start"),
                                       QStringLiteral("schedule.div_factor"), QStringLiteral("schedule.final_div_factor")};
         const QString stepSize = QStringLiteral("schedule.step_size");
@@ -421,7 +422,8 @@ private Q_SLOTS:
         const QString warmup = QStringLiteral("schedule.warmup_epochs");
 
         // The default cosine schedule: its minimum, no step size, plateau or one-cycle fields.
-        verifyShown(form, {minLr, warmup}, QStringList{stepSize, gamma, QStringLiteral("schedule.milestones")} + plateau + oneCycle);
+        const QString milestones = QStringLiteral("schedule.milestones");
+        verifyShown(form, {minLr, warmup}, QStringList{stepSize, gamma, milestones} + plateau + oneCycle);
         choose(form, "schedule.name", "step");
         verifyShown(form, {stepSize, gamma, warmup}, QStringList{minLr} + plateau + oneCycle);
         // A hidden field keeps its value, and values() still has it.
@@ -432,18 +434,19 @@ private Q_SLOTS:
         QCOMPARE(form->values()["schedule"]["step_size"].get<int>(), 7);
         QCOMPARE(step->value(), 7);
         choose(form, "schedule.name", "one_cycle");
-        verifyShown(form, oneCycle, QStringList{warmup, QStringLiteral("schedule.warmup_start_factor"), stepSize, minLr} + plateau);
+        const QString startFactor = QStringLiteral("schedule.warmup_start_factor");
+        verifyShown(form, oneCycle, QStringList{warmup, startFactor, stepSize, minLr} + plateau);
         choose(form, "schedule.name", "multi_step");
-        verifyShown(form, {QStringLiteral("schedule.milestones"), gamma}, {stepSize});
+        verifyShown(form, {milestones, gamma}, {stepSize});
         choose(form, "schedule.name", "cosine_restarts");
         verifyShown(form, {QStringLiteral("schedule.restart_epochs"), QStringLiteral("schedule.restart_multiplier"), minLr},
                     {gamma});
         // Warm-up's start factor once there is a warm-up.
-        QVERIFY(!form->isFieldShown(QStringLiteral("schedule.warmup_start_factor")));
+        QVERIFY(!form->isFieldShown(startFactor));
         auto *warmupEdit = qobject_cast<QLineEdit *>(form->editor(warmup));
         warmupEdit->setText(QStringLiteral("2"));
         Q_EMIT warmupEdit->editingFinished();
-        QVERIFY(form->isFieldShown(QStringLiteral("schedule.warmup_start_factor")));
+        QVERIFY(form->isFieldShown(startFactor));
 
         // The optimiser's own fields.
         const QString momentum = QStringLiteral("optimizer.momentum"), nesterov = QStringLiteral("optimizer.nesterov"),
@@ -490,8 +493,9 @@ private Q_SLOTS:
         RunConfigForm *form = page.form();
         QVERIFY(!form->isAdvancedExpanded());
         // What a newcomer sets is in view; the rest waits under "Advanced settings".
-        for (const char *field : {"optimizer.epochs", "optimizer.batch_size", "optimizer.lr", "optimizer.name", "schedule.name",
-                                  "precision", "devices"}) {
+        const char *basic[] = {"optimizer.epochs", "optimizer.batch_size", "optimizer.lr", "optimizer.name",
+                               "schedule.name",    "precision",            "devices"};
+        for (const char *field : basic) {
             QVERIFY2(!form->isAdvancedField(QLatin1String(field)), field);
             QVERIFY2(form->editor(QLatin1String(field))->isVisible(), field);
         }
@@ -520,7 +524,8 @@ private Q_SLOTS:
         QCOMPARE(editor.stepList()->item(1)->text(), QStringLiteral("Horizontal flip: probability 50%"));
         // A type without a sentence of its own: its parameters by name.
         const nlohmann::json unknown = {{"type", "new_step"}, {"p", 0.25}, {"strength", 3}, {"size_range", {1, 2}}};
-        QCOMPARE(AugmentationText::sentence(unknown), QStringLiteral("new_step: size range 1, 2, strength 3, probability 25%"));
+        QCOMPARE(AugmentationText::sentence(unknown),
+                 QStringLiteral("new_step: size range 1, 2, strength 3, probability 25%"));
 
         // Editing a parameter in the step's form changes the list and its sentence.
         editor.stepList()->setCurrentRow(0);

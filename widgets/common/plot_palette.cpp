@@ -7,6 +7,8 @@
 #include <QPalette>
 #include <QPointer>
 
+#include <algorithm>
+
 namespace lathe::ui {
 namespace {
 
@@ -37,6 +39,25 @@ QColor mix(const QColor &from, const QColor &to, double t)
     return QColor::fromRgbF(float(from.redF() + (to.redF() - from.redF()) * t),
                             float(from.greenF() + (to.greenF() - from.greenF()) * t),
                             float(from.blueF() + (to.blueF() - from.blueF()) * t));
+}
+
+// As many legend entries side by side as the plot's width holds, the others in more rows.
+void fitLegendColumns(QCustomPlot *plot)
+{
+    QCPLegend *legend = plot->legend;
+    const int count = legend->itemCount();
+    if (count == 0 || !legend->visible())
+        return;
+    int widest = 1;
+    for (int i = 0; i < count; ++i)
+        widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    const int spacing = legend->columnSpacing();
+    const int available = plot->viewport().width() - legend->margins().left() - legend->margins().right();
+    const int columns = std::clamp((available + spacing) / (widest + spacing), 1, count);
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 } // namespace
@@ -82,7 +103,7 @@ void followThemeInEveryPlot()
             applyPlotPalette(plot, plot->palette());
 }
 
-void placeLegendAbove(QCustomPlot *plot, int columns)
+void placeLegendAbove(QCustomPlot *plot)
 {
     QCPLegend *legend = plot->legend;
     // Row: stretch | legend | stretch, the legend as narrow as its entries.
@@ -99,10 +120,11 @@ void placeLegendAbove(QCustomPlot *plot, int columns)
     row->setColumnStretchFactors({1, 0.001, 1});
     row->setMargins(QMargins(0, 0, 0, 0));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(columns);
     legend->setBorderPen(Qt::NoPen);
-    legend->setMargins(QMargins(4, 2, 4, 0));
+    legend->setMargins(QMargins(4, 6, 4, 0));
     legend->setColumnSpacing(12);
+    // Before every replot (a resize, new entries): the entries wrap to the width.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitLegendColumns(plot); });
 }
 
 } // namespace lathe::ui

@@ -14,9 +14,10 @@ void applyPlotPalette(QCustomPlot *plot, const QPalette &palette);
 // created later included. applyTheme() calls it; calling it again does nothing.
 void followThemeInEveryPlot();
 
-// Moves the legend out of the axis rect into a row of its own above it, centred, its entries
-// side by side (columns per row, then wrapped), without a frame: it never covers a point.
-void placeLegendAbove(QCustomPlot *plot, int columns);
+// Moves the legend out of the axis rect into a row of its own above it, centred, without a
+// frame: it never covers a point. Its entries sit side by side, in as many rows as the plot's
+// width needs (fitted again before each replot).
+void placeLegendAbove(QCustomPlot *plot);
 
 // The fraction of an axis range added beyond its extreme points (each side), so that a point
 // or a line at the minimum or maximum is drawn whole, not clipped by the axis rect.

@@ -38,7 +38,7 @@ ClassBalanceChart::ClassBalanceChart(QWidget *parent)
     m_plot->xAxis->grid()->setVisible(false);
     // Above the bars, side by side: never over the tallest.
     m_plot->legend->setVisible(true);
-    placeLegendAbove(m_plot, 4);
+    placeLegendAbove(m_plot);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) { showBarToolTip(event->pos()); });
 

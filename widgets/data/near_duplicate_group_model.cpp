@@ -52,9 +52,12 @@ QVariant NearDuplicateGroupModel::data(const QModelIndex &index, int role) const
             names << QFileInfo(file).fileName();
         if (group.files.size() > 3)
             names << QStringLiteral("…");
-        const QString text = tr("%n image(s): %1", nullptr, int(group.files.size())).arg(names.join(QStringLiteral(", ")));
-        const QString distance = distanceText(maxDistance(group), m_hashBits);
-        return distance.isEmpty() ? text : tr("%1 (%2)").arg(text, distance);
+        // The distance first: a narrow list cuts the end of the line off.
+        const int farthest = maxDistance(group);
+        if (farthest < 0 || m_hashBits <= 0)
+            return tr("%n image(s): %1", nullptr, int(group.files.size())).arg(names.join(QStringLiteral(", ")));
+        return tr("%n image(s), within %1 of %2 bits: %3", nullptr, int(group.files.size()))
+            .arg(QString::number(farthest), QString::number(m_hashBits), names.join(QStringLiteral(", ")));
     }
     case Qt::ToolTipRole: {
         QStringList lines;

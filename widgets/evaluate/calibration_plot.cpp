@@ -52,7 +52,7 @@ CalibrationPlot::CalibrationPlot(QWidget *parent)
         plot->yAxis->setRange(-kPlotPadding, 1 + kPlotPadding);
         plot->setMinimumSize(240, 220);
         plot->legend->setFont(QFont(font().family(), 8));
-        placeLegendAbove(plot, 3);
+        placeLegendAbove(plot);
     }
     m_pr->legend->setVisible(false);
     m_reliability->legend->setVisible(true);

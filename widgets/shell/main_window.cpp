@@ -103,6 +103,7 @@ void MainWindow::buildPages()
     m_pages->addWidget(m_modelPage);
     m_trainPage = new ui::TrainPage(m_jobs, m_pages);
     m_trainPage->setModelSpecProvider([this] { return m_modelPage->spec(); });
+    connect(m_modelPage, &ui::ModelPage::specChanged, m_trainPage, &ui::TrainPage::modelChanged);
     m_pageList->addItem(tr("Train"));
     m_pages->addWidget(m_trainPage);
     m_runsPage = new ui::RunsPage(m_pages);

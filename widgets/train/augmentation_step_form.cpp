@@ -180,6 +180,7 @@ AugmentationStepForm::AugmentationStepForm(QWidget *parent)
 {
     m_form->setContentsMargins(0, 0, 0, 0);
     m_form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    m_form->setFieldGrowthPolicy(QFormLayout::FieldsStayAtSizeHint); // spin boxes as wide as their numbers
     m_probability->setObjectName(QStringLiteral("augmentationProbability"));
     m_probability->setRange(0, 100);
     m_probability->setDecimals(0);

@@ -125,8 +125,9 @@ const QHash<QString, Describe> &describers()
         {QStringLiteral("color_jitter"),
          [](const json &q) {
              Parts parts;
-             const std::pair<const char *, QString> factors[] = {
-                 {"brightness", T::tr("brightness %1")}, {"contrast", T::tr("contrast %1")}, {"saturation", T::tr("saturation %1")}};
+             const std::pair<const char *, QString> factors[] = {{"brightness", T::tr("brightness %1")},
+                                                                {"contrast", T::tr("contrast %1")},
+                                                                {"saturation", T::tr("saturation %1")}};
              for (const auto &[name, text] : factors)
                  if (at(q, name, 0, 1) != 1 || at(q, name, 1, 1) != 1)
                      parts << text.arg(percentRange(q, name));
@@ -144,7 +145,8 @@ const QHash<QString, Describe> &describers()
          }},
         {QStringLiteral("sharpness"),
          [](const json &q) { return Parts{T::tr("factor %1").arg(T::number(scalar(q, "sharpness_factor")))}; }},
-        {QStringLiteral("posterize"), [](const json &q) { return Parts{T::tr("%1 bits").arg(T::number(scalar(q, "bits")))}; }},
+        {QStringLiteral("posterize"),
+         [](const json &q) { return Parts{T::tr("%1 bits").arg(T::number(scalar(q, "bits")))}; }},
         {QStringLiteral("solarize"),
          [](const json &q) { return Parts{T::tr("pixels above %1 inverted").arg(T::number(scalar(q, "threshold")))}; }},
         {QStringLiteral("rand_augment"),

@@ -307,7 +307,8 @@ bool RunConfigForm::applies(const QString &field) const
         const nlohmann::json value = editorValue(controller);
         bool holds = false;
         if (!rule.values.isEmpty())
-            holds = value.is_string() && rule.values.contains(QString::fromStdString(value.get<std::string>())) != rule.except;
+            holds = value.is_string() &&
+                    rule.values.contains(QString::fromStdString(value.get<std::string>())) != rule.except;
         else if (value.is_boolean())
             holds = value.get<bool>();
         else

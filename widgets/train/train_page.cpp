@@ -363,6 +363,12 @@ QString TrainPage::deletePreset(const QString &name)
     return m_presets->remove(name);
 }
 
+void TrainPage::modelChanged()
+{
+    m_presets->setSettings(runConfig());
+    schedulePreflight();
+}
+
 void TrainPage::schedulePreflight()
 {
     m_preflight->schedule();

@@ -66,6 +66,8 @@ public:
     QString preflight() const;
     // The same with the step that removes the cause (offered as the pre-flight's button).
     PreflightProblem preflightProblem() const;
+    // The Model page's choice changed: check again (weights, memory and time follow the model).
+    void modelChanged();
     // Starts a new run in the project's runs folder, or continues an existing run folder.
     bool startRun();
     bool resumeRun(const QString &runDir);

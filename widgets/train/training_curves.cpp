@@ -62,7 +62,7 @@ TrainingCurves::TrainingCurves(QWidget *parent)
         plot->xAxis->setLabel(tr("Step"));
         plot->legend->setVisible(true);
         plot->legend->setFont(QFont(font().family(), 8));
-        placeLegendAbove(plot, 4); // between the title and the axes: the newest points stay in view
+        placeLegendAbove(plot); // between the title and the axes: the newest points stay in view
         plot->setMouseTracking(true);
         plot->setNoAntialiasingOnDrag(true);
         connect(plot, &QCustomPlot::beforeReplot, this, [this, plot] { chooseDetail(plot); });

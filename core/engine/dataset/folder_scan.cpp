@@ -128,16 +128,19 @@ void walkClass(const fs::path &root, const fs::path &dir, const std::string &cla
     }
 }
 
-// The hash's grid: kHashSide rows of kHashSide + 1 cells.
-constexpr int kHashSide = 16;
-// Brightness steps (of 255) a cell must exceed its left neighbour by to set its bit.
+// The hash's grid: kHashSide x kHashSide cells, each compared with its right and lower neighbour.
+constexpr int kHashSide = 12;
+static_assert(4 * kHashSide * kHashSide == kPerceptualHashBits);
+// Brightness steps (of 255) a neighbour must differ by to set a bit.
 constexpr int kHashMargin = 8;
 // Images whose hash has fewer set bits are too flat to compare: they would all look alike.
 constexpr int kMinHashBits = 8;
+// JPEGs are decoded at the smallest scale that keeps this many pixels a side for the hash.
+constexpr int kMinDecodedSide = 32;
 
-// Full validation of a JPEG: entropy-decodes every block, at the smallest scale that leaves 32
-// pixels a side (all the perceptual hash needs), and treats libjpeg's warnings, such as a
-// premature end, as errors.
+// Full validation of a JPEG: entropy-decodes every block, at the smallest scale that leaves
+// kMinDecodedSide pixels a side (all the perceptual hash needs), and treats libjpeg's
+// warnings, such as a premature end, as errors.
 cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader &header)
 {
     struct TjDeleter
@@ -148,7 +151,7 @@ cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader
     tjscalingfactor scale{1, 1};
     for (int denominator : {8, 4, 2}) {
         const tjscalingfactor candidate{1, denominator};
-        if (TJSCALED(header.width, candidate) >= 2 * kHashSide && TJSCALED(header.height, candidate) >= 2 * kHashSide) {
+        if (TJSCALED(header.width, candidate) >= kMinDecodedSide && TJSCALED(header.height, candidate) >= kMinDecodedSide) {
             scale = candidate;
             break;
         }
@@ -177,14 +180,25 @@ cv::Mat decodeJpegGray(const std::vector<std::uint8_t> &bytes, const ImageHeader
 
 PerceptualHash differenceHash(const cv::Mat &gray)
 {
-    cv::Mat small;
-    cv::resize(gray, small, cv::Size(kHashSide + 1, kHashSide), 0, 0, cv::INTER_AREA);
+    cv::Mat across, down;
+    cv::resize(gray, across, cv::Size(kHashSide + 1, kHashSide), 0, 0, cv::INTER_AREA);
+    cv::resize(gray, down, cv::Size(kHashSide, kHashSide + 1), 0, 0, cv::INTER_AREA);
     PerceptualHash hash{};
     int bit = 0;
-    for (int y = 0; y < kHashSide; ++y)
-        for (int x = 0; x < kHashSide; ++x, ++bit)
-            if (int(small.at<std::uint8_t>(y, x)) + kHashMargin < int(small.at<std::uint8_t>(y, x + 1)))
+    // Two bits per pair: the second cell brighter by more than the margin, and darker by more.
+    const auto compare = [&](int first, int second) {
+        for (const bool set : {first + kHashMargin < second, second + kHashMargin < first}) {
+            if (set)
                 hash[std::size_t(bit / 64)] |= std::uint64_t(1) << (bit % 64);
+            ++bit;
+        }
+    };
+    for (int y = 0; y < kHashSide; ++y)
+        for (int x = 0; x < kHashSide; ++x)
+            compare(across.at<std::uint8_t>(y, x), across.at<std::uint8_t>(y, x + 1));
+    for (int y = 0; y < kHashSide; ++y)
+        for (int x = 0; x < kHashSide; ++x)
+            compare(down.at<std::uint8_t>(y, x), down.at<std::uint8_t>(y + 1, x));
     return hash;
 }
 

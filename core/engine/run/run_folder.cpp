@@ -509,7 +509,7 @@ RunInfo readRunInfo(const std::string &runDir)
         info.bestStep = info.bestCheckpointStep;
     }
 
-    info.state = lockHeld(run_layout::lockPath(runDir)) ? "running" : end.empty() ? "interrupted" : end;
+    info.state = lockHeld(run_layout::lockPath(runDir)) ? run_state::kRunning : end.empty() ? run_state::kInterrupted : end;
     return info;
 }
 

@@ -265,15 +265,15 @@ TEST(FolderScan, NearDuplicatesOfSmallImagesAreCopiesNotLookAlikes)
     ASSERT_EQ(written.trainImages + written.valImages + written.testImages, 1400);
 
     const engine::ScanResult before = scan(demo.outDir);
-    EXPECT_EQ(before.nearDuplicateDistance, 6);
+    EXPECT_EQ(before.nearDuplicateDistance, 10);
     expectGroupsAroundRepresentatives(before);
     std::size_t grouped = 0, largest = 0;
     for (const auto &group : before.nearDuplicates) {
         grouped += group.size();
         largest = std::max(largest, group.size());
     }
-    // The old 64-bit dHash with chaining put 251 different dresses in one group. Now a few
-    // trousers, whose silhouettes hardly differ, are all that is left.
+    // The old 64-bit dHash with chaining put 251 different dresses in one group; now a few
+    // look-alikes (trousers, whose silhouettes hardly differ) at most.
     EXPECT_LE(largest, 6u);
     EXPECT_LT(grouped, 1400u * 3 / 100);
 
@@ -311,36 +311,49 @@ TEST(FolderScan, NearDuplicatesOfSmallImagesAreCopiesNotLookAlikes)
     EXPECT_EQ(after.nearDuplicates[std::size_t(group)].size(), 4u);
 }
 
-// Representatives, not chains: a < b < c each 4 bits from the next, a and c 8 apart. With a
-// threshold of 5, b joins a, and c (8 from a, the only representative) starts a group of its own.
+// Representatives, not chains: b is a with its top-left corner changed, c is b with its
+// bottom-right corner changed too, so c is as far from a as both changes together. With the
+// threshold at the larger change, b joins a, and c, too far from a, the only representative,
+// is not pulled in through b (union-find chaining grouped all three).
 TEST(FolderScan, GroupsDoNotChain)
 {
     TempDir dir;
     const fs::path root = dir.path() / "chain";
-    // 16 rows of 17 cells, the hash's own grid: dark even columns, bright odd ones, so every
-    // even step rises (a set bit). Darkening column 15 of a row clears that row's bit 14.
-    auto pattern = [](int rowsChanged) {
-        cv::Mat image(16, 17, CV_8UC1, cv::Scalar(0));
-        for (int x = 1; x < 17; x += 2)
-            image.col(x).setTo(200);
-        for (int y = 0; y < rowsChanged; ++y)
-            image.at<std::uint8_t>(y, 15) = 0;
-        return image;
+    cv::Mat a(48, 48, CV_8UC1);
+    cv::RNG rng(7);
+    for (int y = 0; y < 48; y += 4)
+        for (int x = 0; x < 48; x += 4)
+            a(cv::Rect(x, y, 4, 4)).setTo(rng.uniform(0, 256));
+    const auto invert = [](const cv::Mat &image, const cv::Rect &corner) {
+        cv::Mat out = image.clone();
+        cv::Mat region = out(corner);
+        cv::bitwise_not(region, region);
+        return out;
     };
-    put(root / "x/a.png", encode(pattern(0), ".png"));
-    put(root / "x/b.png", encode(pattern(4), ".png"));
-    put(root / "x/c.png", encode(pattern(8), ".png"));
+    const cv::Mat b = invert(a, cv::Rect(0, 0, 8, 8));
+    const cv::Mat c = invert(b, cv::Rect(40, 40, 8, 8));
+    put(root / "x/a.png", encode(a, ".png"));
+    put(root / "x/b.png", encode(b, ".png"));
+    put(root / "x/c.png", encode(c, ".png"));
+
     engine::ScanOptions options;
     options.root = root.string();
-    options.nearDuplicateDistance = 5;
+    options.nearDuplicateDistance = 0;
+    const engine::ScanResult hashes = engine::scanFolder(options);
+    ASSERT_EQ(hashes.images.size(), 3u);
+    const int ab = engine::hashDistance(hashes.images[0].hash, hashes.images[1].hash);
+    const int bc = engine::hashDistance(hashes.images[1].hash, hashes.images[2].hash);
+    const int ac = engine::hashDistance(hashes.images[0].hash, hashes.images[2].hash);
+    ASSERT_GT(ab, 0);
+    ASSERT_GT(bc, 0);
+    EXPECT_EQ(ac, ab + bc); // the corners are far apart: no bit depends on both
+    EXPECT_TRUE(hashes.nearDuplicates.empty());
+
+    options.nearDuplicateDistance = std::max(ab, bc);
     const engine::ScanResult result = engine::scanFolder(options);
-    ASSERT_EQ(result.images.size(), 3u);
-    EXPECT_EQ(engine::hashDistance(result.images[0].hash, result.images[1].hash), 4);
-    EXPECT_EQ(engine::hashDistance(result.images[1].hash, result.images[2].hash), 4);
-    EXPECT_EQ(engine::hashDistance(result.images[0].hash, result.images[2].hash), 8);
     ASSERT_EQ(result.nearDuplicates.size(), 1u);
     EXPECT_EQ(result.nearDuplicates[0], (std::vector<int>{0, 1}));
-    EXPECT_EQ(result.nearDuplicateDistances[0], (std::vector<int>{0, 4}));
+    EXPECT_EQ(result.nearDuplicateDistances[0], (std::vector<int>{0, ab}));
     expectGroupsAroundRepresentatives(result);
 }
 

@@ -139,3 +139,26 @@ TEST(MemoryEstimate, OtherThreadsDoNotCount)
     EXPECT_EQ(during.activationsFixed, alone.activationsFixed);
     EXPECT_EQ(during.total, alone.total);
 }
+
+// The step time is measured (positive) and the run's time follows from it: whole batches only
+// (the last partial one is dropped), accumulation multiplies a step, validation is a forward pass.
+TEST(MemoryEstimate, TimeFollowsTheMeasuredStep)
+{
+    engine::RunConfig c = smallConfig();
+    engine::MemoryEstimate e = engine::estimateTrainingMemory(c, 5);
+    EXPECT_GT(e.stepSecondsFixed + e.stepSecondsPerImage, 0);
+    EXPECT_GT(e.stepSecondsPerImage, 0);
+    c.optimizer.epochs = 3;
+    const engine::TimeEstimate t = engine::estimateTrainingTime(e, c, 100, 30);
+    EXPECT_EQ(t.stepsPerEpoch, 12); // 100 / 8
+    EXPECT_EQ(t.imagesPerEpoch, 96);
+    EXPECT_DOUBLE_EQ(t.secondsPerStep, e.stepSecondsFixed + 8 * e.stepSecondsPerImage);
+    EXPECT_DOUBLE_EQ(t.secondsPerEpoch, 12 * t.secondsPerStep + 30 * e.stepSecondsPerImage / 3);
+    EXPECT_DOUBLE_EQ(t.seconds, 3 * t.secondsPerEpoch);
+    c.optimizer.accumulateSteps = 2;
+    const engine::TimeEstimate a = engine::estimateTrainingTime(e, c, 100, 30);
+    EXPECT_EQ(a.stepsPerEpoch, 6);
+    EXPECT_DOUBLE_EQ(a.secondsPerStep, 2 * t.secondsPerStep);
+    c.data.valSplit.clear();
+    EXPECT_DOUBLE_EQ(engine::estimateTrainingTime(e, c, 100, 30).secondsPerEpoch, 6 * a.secondsPerStep);
+}

@@ -1,0 +1,172 @@
+// A newcomer's first hour, through the main window: a new demo project starts from the recipe
+// for this machine, the pre-flight check estimates the run's time and offers the quick recipe
+// for a run that would take long, blocked states offer their next step as a button, and
+// "from scratch" is one click.
+#include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
+#include "evaluate/evaluate_page.h"
+#include "model/model_page.h"
+#include "shell/main_window.h"
+#include "train/preflight_panel.h"
+#include "train/run_config_form.h"
+#include "train/train_page.h"
+#include "workspace/demo_project_job.h"
+#include "workspace/project.h"
+#include "workspace/quick_recipe.h"
+#include "workspace/settings.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace lathe;
+using lathe::ui::MainWindow;
+
+class TestFirstHour : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+
+    QString settingsPath() const { return m_tmp.filePath(QStringLiteral("lathe.conf")); }
+
+    static QString comboText(ui::TrainPage *page, const char *field)
+    {
+        auto *combo = qobject_cast<QComboBox *>(page->findChild<ui::RunConfigForm *>()->editor(QLatin1String(field)));
+        return combo ? combo->currentText() : QString();
+    }
+
+    // A project with one small converted dataset (3 training and 1 validation image per class).
+    QString convertedProject(const QString &name)
+    {
+        const QString folder = m_tmp.filePath(name);
+        auto project = workspace::Project::create(folder, name);
+        engine::DemoDataOptions demo;
+        demo.outDir = m_tmp.filePath(name + QStringLiteral("-images")).toStdString();
+        demo.perClass = 3;
+        demo.valPerClass = 1;
+        demo.testPerClass = 0;
+        engine::writeDemoData(demo);
+        engine::ConvertOptions convert;
+        convert.scan.root = demo.outDir;
+        convert.outDir = QDir(project->datasetsDir()).filePath(QStringLiteral("fm")).toStdString();
+        engine::convertFolder(convert);
+        return folder;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_tmp.isValid());
+    }
+
+    // A new demo project opens with the recipe for this machine (no GPU here: the quick CPU one).
+    void newDemoStartsFromTheRecipe()
+    {
+        const QString root = m_tmp.filePath(QStringLiteral("demo"));
+        engine::DemoDataOptions images; // a small image folder, reused by the demo job
+        images.outDir = workspace::DemoProjectJob::imagesFolder(root).toStdString();
+        images.perClass = 3;
+        images.valPerClass = 1;
+        images.testPerClass = 0;
+        engine::writeDemoData(images);
+
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QSignalSpy opened(&window, &MainWindow::projectOpened);
+        window.startDemo(root);
+        QVERIFY(opened.wait(60000));
+        const nlohmann::json recipe = workspace::quickCpuRecipe().config;
+        QTRY_COMPARE(window.modelPage()->weightsSource(), ui::ModelPage::Scratch);
+        QCOMPARE(window.modelPage()->arch(), QStringLiteral("resnet18"));
+        QCOMPARE(window.trainPage()->imageSizeEdit()->value(), 32);
+        QCOMPARE(comboText(window.trainPage(), "optimizer.name"), QStringLiteral("adamw"));
+        QCOMPARE(comboText(window.trainPage(), "schedule.name"), QStringLiteral("one_cycle"));
+        const nlohmann::json config = window.trainPage()->runConfig();
+        QVERIFY(config["optimizer"]["epochs"] == recipe["optimizer"]["epochs"]);
+        QVERIFY(config["optimizer"]["batch_size"] == recipe["optimizer"]["batch_size"]);
+        QVERIFY(config["data"]["augment"] == recipe["data"]["augment"]);
+        QVERIFY(QFileInfo::exists(QDir(window.project()->folder()).filePath(QStringLiteral("recipe.json"))));
+    }
+
+    // Before conversion the Train page's pre-flight says what to do and its button goes there;
+    // the Evaluate page offers the Train page while no run is trained.
+    void blockedStatesOfferTheNextStep()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("empty"));
+        workspace::Project::create(folder, QStringLiteral("empty"));
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(folder));
+        window.showPage(MainWindow::TrainPage);
+        auto *preflight = window.trainPage()->findChild<ui::PreflightPanel *>();
+        QCOMPARE(window.trainPage()->preflightProblem().next, ui::PreflightProblem::NextStep::ConvertShards);
+        QTRY_VERIFY(preflight->nextStepButton()->isVisible());
+        QVERIFY(preflight->nextStepButton()->text().contains(QStringLiteral("Convert to Shards")));
+        QTest::mouseClick(preflight->nextStepButton(), Qt::LeftButton);
+        QCOMPARE(window.currentPage(), MainWindow::DataPage);
+
+        window.showPage(MainWindow::EvaluatePage);
+        QTRY_VERIFY(window.evaluatePage()->trainNextButton()->isVisible());
+        QTest::mouseClick(window.evaluatePage()->trainNextButton(), Qt::LeftButton);
+        QCOMPARE(window.currentPage(), MainWindow::TrainPage);
+    }
+
+    // Missing pretrained weights: the pre-flight offers "from scratch", one click sets it.
+    void missingWeightsOfferFromScratch()
+    {
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(convertedProject(QStringLiteral("weights"))));
+        window.modelPage()->setWeightsSource(ui::ModelPage::Zoo); // not in the (empty) cache
+        window.showPage(MainWindow::TrainPage);
+        QTRY_COMPARE(window.trainPage()->preflightProblem().next, ui::PreflightProblem::NextStep::TrainFromScratch);
+        auto *preflight = window.trainPage()->findChild<ui::PreflightPanel *>();
+        QTRY_VERIFY(preflight->nextStepButton()->isVisible());
+        QTest::mouseClick(preflight->nextStepButton(), Qt::LeftButton);
+        QCOMPARE(window.modelPage()->weightsSource(), ui::ModelPage::Scratch);
+        QTRY_VERIFY(window.trainPage()->preflight().isEmpty());
+        QTRY_VERIFY(!preflight->nextStepButton()->isVisible()); // the banner goes with its cause
+    }
+
+    // The time estimate comes from measured steps and scales with the work; a long run gets the
+    // quick recipe offered, and taking it shortens the estimate.
+    void timeEstimateAndTheQuickRecipe()
+    {
+        workspace::Settings settings(settingsPath());
+        MainWindow window(&settings);
+        window.show();
+        QVERIFY(window.openProject(convertedProject(QStringLiteral("time"))));
+        window.modelPage()->setWeightsSource(ui::ModelPage::Scratch);
+        window.modelPage()->setArch(QStringLiteral("resnet18"));
+        window.showPage(MainWindow::TrainPage);
+        ui::TrainPage *page = window.trainPage();
+        auto *preflight = page->findChild<ui::PreflightPanel *>();
+        page->imageSizeEdit()->setValue(64);
+        auto *epochs = qobject_cast<QSpinBox *>(page->findChild<ui::RunConfigForm *>()->editor(QStringLiteral("optimizer.epochs")));
+        epochs->setValue(100000); // 30 images an epoch: only a huge epoch count makes it long
+        QTRY_VERIFY_WITH_TIMEOUT(preflight->timeEstimate() > 0, 120000);
+        QVERIFY2(preflight->timeLabel()->text().contains(QStringLiteral("Time on this CPU")),
+                 qPrintable(preflight->timeLabel()->text()));
+        QVERIFY(preflight->timeEstimate() > ui::PreflightPanel::kOfferRecipeSeconds);
+        QTRY_VERIFY(preflight->recipeButton()->isVisible());
+        const double longRun = preflight->timeEstimate();
+        QTest::mouseClick(preflight->recipeButton(), Qt::LeftButton);
+        QCOMPARE(page->imageSizeEdit()->value(), 32);
+        QCOMPARE(epochs->value(), 6);
+        QTRY_VERIFY_WITH_TIMEOUT(preflight->timeEstimate() > 0 && preflight->timeEstimate() < longRun / 1000, 120000);
+        QTRY_VERIFY(!preflight->recipeButton()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestFirstHour)
+#include "test_first_hour.moc"
