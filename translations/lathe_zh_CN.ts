@@ -5,400 +5,400 @@
     <name></name>
     <message>
         <source>scale %1</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放 %1</translation>
     </message>
     <message>
         <source>ratio %1</source>
-        <translation type="unfinished"></translation>
+        <translation>宽高比 %1</translation>
     </message>
     <message>
         <source>short side %1 px</source>
-        <translation type="unfinished"></translation>
+        <translation>短边 %1 像素</translation>
     </message>
     <message>
         <source>short side to suit the image size</source>
-        <translation type="unfinished"></translation>
+        <translation>短边适配图像尺寸</translation>
     </message>
     <message>
         <source>a square of the image size</source>
-        <translation type="unfinished"></translation>
+        <translation>图像尺寸的正方形</translation>
     </message>
     <message>
         <source>angle %1</source>
-        <translation type="unfinished"></translation>
+        <translation>角度 %1</translation>
     </message>
     <message>
         <source>rotate %1</source>
-        <translation type="unfinished"></translation>
+        <translation>旋转 %1</translation>
     </message>
     <message>
         <source>shift up to %1% × %2%</source>
-        <translation type="unfinished"></translation>
+        <translation>平移最多 %1% × %2%</translation>
     </message>
     <message>
         <source>shear x %1</source>
-        <translation type="unfinished"></translation>
+        <translation>x 方向错切 %1</translation>
     </message>
     <message>
         <source>shear y %1</source>
-        <translation type="unfinished"></translation>
+        <translation>y 方向错切 %1</translation>
     </message>
     <message>
         <source>no change</source>
-        <translation type="unfinished"></translation>
+        <translation>无变化</translation>
     </message>
     <message>
         <source>brightness %1</source>
-        <translation type="unfinished"></translation>
+        <translation>亮度 %1</translation>
     </message>
     <message>
         <source>contrast %1</source>
-        <translation type="unfinished"></translation>
+        <translation>对比度 %1</translation>
     </message>
     <message>
         <source>saturation %1</source>
-        <translation type="unfinished"></translation>
+        <translation>饱和度 %1</translation>
     </message>
     <message>
         <source>hue %1</source>
-        <translation type="unfinished"></translation>
+        <translation>色调 %1</translation>
     </message>
     <message>
         <source>±%1</source>
-        <translation type="unfinished"></translation>
+        <translation>±%1</translation>
     </message>
     <message>
         <source>kernel %1×%2</source>
-        <translation type="unfinished"></translation>
+        <translation>卷积核 %1×%2</translation>
     </message>
     <message>
         <source>sigma %1</source>
-        <translation type="unfinished"></translation>
+        <translation>sigma %1</translation>
     </message>
     <message>
         <source>factor %1</source>
-        <translation type="unfinished"></translation>
+        <translation>系数 %1</translation>
     </message>
     <message>
         <source>%1 bits</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 位</translation>
     </message>
     <message>
         <source>pixels above %1 inverted</source>
-        <translation type="unfinished"></translation>
+        <translation>高于 %1 的像素取反</translation>
     </message>
     <message>
         <source>%1 operations at magnitude %2 of %3</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个操作，强度 %2 / %3</translation>
     </message>
     <message>
         <source>%1 magnitude bins</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个强度档位</translation>
     </message>
     <message>
         <source>mean %1</source>
-        <translation type="unfinished"></translation>
+        <translation>均值 %1</translation>
     </message>
     <message>
         <source>not clipped</source>
-        <translation type="unfinished"></translation>
+        <translation>不截断</translation>
     </message>
     <message>
         <source>area %1</source>
-        <translation type="unfinished"></translation>
+        <translation>面积 %1</translation>
     </message>
     <message>
         <source>random values</source>
-        <translation type="unfinished"></translation>
+        <translation>随机值</translation>
     </message>
     <message>
         <source>value %1, %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>值 %1, %2, %3</translation>
     </message>
     <message>
         <source>alpha %1</source>
-        <translation type="unfinished"></translation>
+        <translation>alpha %1</translation>
     </message>
 </context>
 <context>
     <name>AugmentationStepForm</name>
     <message>
         <source>–</source>
-        <translation type="unfinished"></translation>
+        <translation>–</translation>
     </message>
     <message>
         <source>%</source>
-        <translation type="unfinished"></translation>
+        <translation>%</translation>
     </message>
     <message>
         <source>°</source>
-        <translation type="unfinished"></translation>
+        <translation>°</translation>
     </message>
     <message>
         <source>×</source>
-        <translation type="unfinished"></translation>
+        <translation>×</translation>
     </message>
     <message>
         <source>,</source>
-        <translation type="unfinished"></translation>
+        <translation>,</translation>
     </message>
     <message>
         <source>Short side:</source>
-        <translation type="unfinished"></translation>
+        <translation>短边：</translation>
     </message>
     <message>
         <source> px</source>
-        <translation type="unfinished"> 像素</translation>
+        <translation> 像素</translation>
     </message>
     <message>
         <source>Value (normalised RGB):</source>
-        <translation type="unfinished"></translation>
+        <translation>值（归一化 RGB）：</translation>
     </message>
     <message>
         <source>Area (scale):</source>
-        <translation type="unfinished"></translation>
+        <translation>面积（scale）：</translation>
     </message>
     <message>
         <source>Aspect ratio:</source>
-        <translation type="unfinished"></translation>
+        <translation>宽高比：</translation>
     </message>
     <message>
         <source>Angle:</source>
-        <translation type="unfinished"></translation>
+        <translation>角度：</translation>
     </message>
     <message>
         <source>Shift (x, y):</source>
-        <translation type="unfinished"></translation>
+        <translation>平移（x, y）：</translation>
     </message>
     <message>
         <source>Scale:</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放：</translation>
     </message>
     <message>
         <source>Shear (x range, y range):</source>
-        <translation type="unfinished"></translation>
+        <translation>错切（x 范围, y 范围）：</translation>
     </message>
     <message>
         <source>Brightness:</source>
-        <translation type="unfinished"></translation>
+        <translation>亮度：</translation>
     </message>
     <message>
         <source>Contrast:</source>
-        <translation type="unfinished"></translation>
+        <translation>对比度：</translation>
     </message>
     <message>
         <source>Saturation:</source>
-        <translation type="unfinished"></translation>
+        <translation>饱和度：</translation>
     </message>
     <message>
         <source>Hue:</source>
-        <translation type="unfinished"></translation>
+        <translation>色调：</translation>
     </message>
     <message>
         <source>Kernel (odd sizes):</source>
-        <translation type="unfinished"></translation>
+        <translation>卷积核（奇数尺寸）：</translation>
     </message>
     <message>
         <source>Sigma:</source>
-        <translation type="unfinished"></translation>
+        <translation>Sigma：</translation>
     </message>
     <message>
         <source>Factor:</source>
-        <translation type="unfinished"></translation>
+        <translation>系数：</translation>
     </message>
     <message>
         <source>Bits kept:</source>
-        <translation type="unfinished"></translation>
+        <translation>保留位数：</translation>
     </message>
     <message>
         <source>Threshold:</source>
-        <translation type="unfinished"></translation>
+        <translation>阈值：</translation>
     </message>
     <message>
         <source>Operations:</source>
-        <translation type="unfinished"></translation>
+        <translation>操作数：</translation>
     </message>
     <message>
         <source>Magnitude:</source>
-        <translation type="unfinished"></translation>
+        <translation>强度：</translation>
     </message>
     <message>
         <source>Mean:</source>
-        <translation type="unfinished"></translation>
+        <translation>均值：</translation>
     </message>
     <message>
         <source>Clip to 0–1:</source>
-        <translation type="unfinished"></translation>
+        <translation>截断到 0–1：</translation>
     </message>
     <message>
         <source>Magnitude bins:</source>
-        <translation type="unfinished"></translation>
+        <translation>强度档位数：</translation>
     </message>
     <message>
         <source>Alpha:</source>
-        <translation type="unfinished"></translation>
+        <translation>Alpha：</translation>
     </message>
     <message>
         <source>Fill (RGB):</source>
-        <translation type="unfinished"></translation>
+        <translation>填充（RGB）：</translation>
     </message>
     <message>
         <source>Interpolation:</source>
-        <translation type="unfinished"></translation>
+        <translation>插值：</translation>
     </message>
 </context>
 <context>
     <name>AugmentationText</name>
     <message>
         <source>%1%</source>
-        <translation type="unfinished">%1%</translation>
+        <translation>%1%</translation>
     </message>
     <message>
         <source>%1–%2%</source>
-        <translation type="unfinished">%1–%2%</translation>
+        <translation>%1–%2%</translation>
     </message>
     <message>
         <source>%1–%2</source>
-        <translation type="unfinished">%1–%2</translation>
+        <translation>%1–%2</translation>
     </message>
     <message>
         <source>±%1°</source>
-        <translation type="unfinished"></translation>
+        <translation>±%1°</translation>
     </message>
     <message>
         <source>%1° to %2°</source>
-        <translation type="unfinished"></translation>
+        <translation>%1° 至 %2°</translation>
     </message>
     <message>
         <source>bilinear</source>
-        <translation type="unfinished"></translation>
+        <translation>双线性</translation>
     </message>
     <message>
         <source>fill %1, %2, %3</source>
-        <translation type="unfinished"></translation>
+        <translation>填充 %1, %2, %3</translation>
     </message>
     <message>
         <source>Random resized crop</source>
-        <translation type="unfinished"></translation>
+        <translation>随机缩放裁剪</translation>
     </message>
     <message>
         <source>Resize</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放</translation>
     </message>
     <message>
         <source>Centre crop</source>
-        <translation type="unfinished"></translation>
+        <translation>中心裁剪</translation>
     </message>
     <message>
         <source>Horizontal flip</source>
-        <translation type="unfinished"></translation>
+        <translation>水平翻转</translation>
     </message>
     <message>
         <source>Vertical flip</source>
-        <translation type="unfinished"></translation>
+        <translation>垂直翻转</translation>
     </message>
     <message>
         <source>Rotation</source>
-        <translation type="unfinished"></translation>
+        <translation>旋转</translation>
     </message>
     <message>
         <source>Affine transform</source>
-        <translation type="unfinished"></translation>
+        <translation>仿射变换</translation>
     </message>
     <message>
         <source>Colour jitter</source>
-        <translation type="unfinished"></translation>
+        <translation>颜色抖动</translation>
     </message>
     <message>
         <source>Greyscale</source>
-        <translation type="unfinished"></translation>
+        <translation>灰度</translation>
     </message>
     <message>
         <source>Gaussian blur</source>
-        <translation type="unfinished"></translation>
+        <translation>高斯模糊</translation>
     </message>
     <message>
         <source>Sharpness</source>
-        <translation type="unfinished"></translation>
+        <translation>锐度</translation>
     </message>
     <message>
         <source>Posterise</source>
-        <translation type="unfinished"></translation>
+        <translation>色调分离</translation>
     </message>
     <message>
         <source>Solarise</source>
-        <translation type="unfinished"></translation>
+        <translation>曝光反转</translation>
     </message>
     <message>
         <source>Autocontrast</source>
-        <translation type="unfinished"></translation>
+        <translation>自动对比度</translation>
     </message>
     <message>
         <source>Equalise</source>
-        <translation type="unfinished"></translation>
+        <translation>直方图均衡化</translation>
     </message>
     <message>
         <source>Invert</source>
-        <translation type="unfinished"></translation>
+        <translation>反色</translation>
     </message>
     <message>
         <source>RandAugment</source>
-        <translation type="unfinished"></translation>
+        <translation>RandAugment</translation>
     </message>
     <message>
         <source>TrivialAugment Wide</source>
-        <translation type="unfinished"></translation>
+        <translation>TrivialAugment Wide</translation>
     </message>
     <message>
         <source>Gaussian noise</source>
-        <translation type="unfinished"></translation>
+        <translation>高斯噪声</translation>
     </message>
     <message>
         <source>Random erasing</source>
-        <translation type="unfinished"></translation>
+        <translation>随机擦除</translation>
     </message>
     <message>
         <source>Mixup</source>
-        <translation type="unfinished"></translation>
+        <translation>Mixup</translation>
     </message>
     <message>
         <source>CutMix</source>
-        <translation type="unfinished"></translation>
+        <translation>CutMix</translation>
     </message>
     <message>
         <source>probability %1%</source>
-        <translation type="unfinished"></translation>
+        <translation>概率 %1%</translation>
     </message>
     <message>
         <source>always</source>
-        <translation type="unfinished"></translation>
+        <translation>始终</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
     <name>ExportPage</name>
     <message>
         <source>Not measured: the file failed before it could be run.</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量：该文件在运行之前就已失败。</translation>
     </message>
     <message>
         <source>Not measured: a weights file, not a runnable model. Loaded into LibTorch it runs as the original model does (see above).</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量：这是权重文件，而非可运行的模型。加载到 LibTorch 后，其运行情况与原模型相同（见上文）。</translation>
     </message>
     <message>
         <source>Not measured: OpenCV DNN cannot run this graph here, so it was checked with Lathe&apos;s reference runtime, which is not timed. Time it in ONNX Runtime.</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量：OpenCV DNN 无法在此运行该计算图，因此改用 Lathe 的参考运行时进行验证，该运行时不计时。请在 ONNX Runtime 中测量耗时。</translation>
     </message>
     <message>
         <source>Not measured: no runtime in this program runs %1 files at deployment speed; it was checked with Lathe&apos;s reference runtime, which is not timed. Time it in ONNX Runtime.</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量：本程序中没有能以部署速度运行 %1 文件的运行时；已改用 Lathe 的参考运行时进行验证，该运行时不计时。请在 ONNX Runtime 中测量耗时。</translation>
     </message>
     <message>
         <source>Not measured: this export did not time its files.</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量：此次导出未对其文件计时。</translation>
     </message>
 </context>
 <context>
@@ -412,19 +412,19 @@
     <name>Recipe</name>
     <message>
         <source>Quick start on the CPU</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU 快速入门</translation>
     </message>
     <message>
         <source>ResNet-18 from scratch at 32 px, AdamW (2e-3) with a one-cycle schedule, batch 64, 6 epochs, horizontal flips. On 2 CPU cores it trains the Fashion-MNIST demo to about 89% validation top-1 in about 3 minutes.</source>
-        <translation type="unfinished"></translation>
+        <translation>从头训练 ResNet-18，32 像素，AdamW（2e-3）配合 one-cycle 调度，批大小 64，6 个轮次，水平翻转。在 2 个 CPU 核心上，约 3 分钟即可将 Fashion-MNIST 演示训练到约 89% 的验证 Top-1 准确率。</translation>
     </message>
     <message>
         <source>Lathe&apos;s defaults</source>
-        <translation type="unfinished"></translation>
+        <translation>Lathe 默认设置</translation>
     </message>
     <message>
         <source>Pretrained ResNet-18 at 224 px on the GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>在 GPU 上以 224 像素训练预训练的 ResNet-18。</translation>
     </message>
 </context>
 <context>
@@ -884,15 +884,15 @@
     </message>
     <message>
         <source>Steps follow torchvision&apos;s transforms, with the same parameters and meaning.</source>
-        <translation type="unfinished"></translation>
+        <translation>各步骤遵循 torchvision 的变换，参数及其含义相同。</translation>
     </message>
     <message>
         <source>The chosen step&apos;s chance and parameters.</source>
-        <translation type="unfinished"></translation>
+        <translation>所选步骤的应用概率和参数。</translation>
     </message>
     <message>
         <source>torchvision: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>torchvision：%1</translation>
     </message>
 </context>
 <context>
@@ -924,35 +924,35 @@
     <name>lathe::ui::AugmentationStepForm</name>
     <message>
         <source>%</source>
-        <translation type="unfinished"></translation>
+        <translation>%</translation>
     </message>
     <message>
         <source>Chance that the step is applied to an image (torchvision&apos;s p).</source>
-        <translation type="unfinished"></translation>
+        <translation>该步骤应用于图像的概率（torchvision 的 p）。</translation>
     </message>
     <message>
         <source>Probability:</source>
-        <translation type="unfinished">概率：</translation>
+        <translation>概率：</translation>
     </message>
     <message>
         <source>Nearest</source>
-        <translation type="unfinished"></translation>
+        <translation>最近邻</translation>
     </message>
     <message>
         <source>Bilinear</source>
-        <translation type="unfinished"></translation>
+        <translation>双线性</translation>
     </message>
     <message>
         <source>Random</source>
-        <translation type="unfinished"></translation>
+        <translation>随机</translation>
     </message>
     <message>
         <source>Erase with random values instead of the values given.</source>
-        <translation type="unfinished"></translation>
+        <translation>使用随机值而非给定值进行擦除。</translation>
     </message>
     <message>
         <source>image size</source>
-        <translation type="unfinished"></translation>
+        <translation>图像尺寸</translation>
     </message>
 </context>
 <context>
@@ -1144,11 +1144,11 @@
     </message>
     <message>
         <source>The evaluated split has no image of this class, so this metric is undefined.</source>
-        <translation type="unfinished"></translation>
+        <translation>被评估划分中没有此类别的图像，因此该指标无定义。</translation>
     </message>
     <message>
         <source>no images</source>
-        <translation type="unfinished"></translation>
+        <translation>无图像</translation>
     </message>
 </context>
 <context>
@@ -1585,45 +1585,45 @@ Predicted: %2
     </message>
     <message>
         <source>Next: Convert to Shards…</source>
-        <translation type="unfinished"></translation>
+        <translation>下一步：转换为分片…</translation>
     </message>
     <message>
         <source>Before training on these shards:</source>
-        <translation type="unfinished"></translation>
+        <translation>在这些分片上训练之前：</translation>
     </message>
     <message>
         <source>This dataset was imported before near duplicates were grouped by their distance to a representative: Re-import it to find them.</source>
-        <translation type="unfinished"></translation>
+        <translation>此数据集导入时，近似重复尚未按与代表图像的距离分组：请重新导入以找出它们。</translation>
     </message>
     <message numerus="yes">
         <source>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bit(s).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>每组包含感知哈希（%1 位）与该组代表图像（即第一张图像）的感知哈希最多相差 %n 位的图像。</numerusform>
         </translation>
     </message>
     <message>
         <source>%1 (the representative)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（代表图像）</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2</translation>
     </message>
     <message>
         <source>and %L1 more</source>
-        <translation type="unfinished"></translation>
+        <translation>还有 %L1 项</translation>
     </message>
     <message>
         <source>No two images of this dataset are that close.</source>
-        <translation type="unfinished"></translation>
+        <translation>此数据集中没有如此接近的两张图像。</translation>
     </message>
     <message>
         <source>%1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted Dataset… shows shards written before.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 尚未转换。训练读取的是记录分片，而不是图像文件夹：“转换为分片”会将其可用图像（应用你的排除和重新标注）写入 TFRecord 分片。“打开已转换的数据集…”可显示之前写入的分片。</translation>
     </message>
     <message>
         <source>The dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>数据集</translation>
     </message>
 </context>
 <context>
@@ -1855,7 +1855,7 @@ Predicted: %2
     </message>
     <message>
         <source>Next: Train a Model on the Train Page</source>
-        <translation type="unfinished"></translation>
+        <translation>下一步：在训练页训练模型</translation>
     </message>
 </context>
 <context>
@@ -2142,11 +2142,11 @@ Predicted: %2
     </message>
     <message>
         <source>Where the files and report.json are written. By default a new folder under the project&apos;s exports folder; a relative path is taken from there.</source>
-        <translation type="unfinished"></translation>
+        <translation>写入文件和 report.json 的位置。默认为项目 exports 文件夹下的新文件夹；相对路径以该文件夹为基准。</translation>
     </message>
     <message>
         <source>not measured</source>
-        <translation type="unfinished"></translation>
+        <translation>未测量</translation>
     </message>
 </context>
 <context>
@@ -2314,31 +2314,31 @@ True: %2, predicted: %3 (loss %4)</source>
     <name>lathe::ui::HelpViewer</name>
     <message>
         <source>Lathe Help</source>
-        <translation type="unfinished"></translation>
+        <translation>Lathe 帮助</translation>
     </message>
     <message>
         <source>Every document of the guide and its sections.</source>
-        <translation type="unfinished"></translation>
+        <translation>指南的所有文档及其章节。</translation>
     </message>
     <message>
         <source>Back</source>
-        <translation type="unfinished"></translation>
+        <translation>后退</translation>
     </message>
     <message>
         <source>Back (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>后退（%1）</translation>
     </message>
     <message>
         <source>Forward</source>
-        <translation type="unfinished"></translation>
+        <translation>前进</translation>
     </message>
     <message>
         <source>Forward (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>前进（%1）</translation>
     </message>
     <message>
         <source>%1 — Lathe Help</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 — Lathe 帮助</translation>
     </message>
 </context>
 <context>
@@ -2774,11 +2774,11 @@ True: %2, predicted: %3 (loss %4)</source>
     </message>
     <message>
         <source>The Model page now trains from scratch (random initial weights).</source>
-        <translation type="unfinished"></translation>
+        <translation>模型页现已设置为从头训练（随机初始权重）。</translation>
     </message>
     <message>
         <source>Recipe &quot;%1&quot; chosen: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>已选择方案“%1”：%2</translation>
     </message>
 </context>
 <context>
@@ -3039,11 +3039,11 @@ True: %2, predicted: %3 (loss %4)</source>
     </message>
     <message>
         <source>Train from Scratch Instead</source>
-        <translation type="unfinished"></translation>
+        <translation>改为从头训练</translation>
     </message>
     <message>
         <source>Start from random weights: no download needed, but it needs more data and epochs.</source>
-        <translation type="unfinished"></translation>
+        <translation>从随机权重开始：无需下载，但需要更多数据和轮次。</translation>
     </message>
 </context>
 <context>
@@ -3056,21 +3056,21 @@ True: %2, predicted: %3 (loss %4)</source>
     </message>
     <message>
         <source>within %1 of %2 bits of the representative</source>
-        <translation type="unfinished"></translation>
+        <translation>与代表图像相差不超过 %1 位（共 %2 位）</translation>
     </message>
     <message numerus="yes">
         <source>%n image(s), within %1 of %2 bits: %3</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 张图像，相差不超过 %1 位（共 %2 位）：%3</numerusform>
         </translation>
     </message>
     <message>
         <source>%1: the representative</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：代表图像</translation>
     </message>
     <message>
         <source>%1: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
@@ -3280,61 +3280,61 @@ Loss: %5</source>
     </message>
     <message numerus="yes">
         <source>about %n s</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>约 %n 秒</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>about %n min</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>约 %n 分钟</numerusform>
         </translation>
     </message>
     <message>
         <source>about %1 h</source>
-        <translation type="unfinished"></translation>
+        <translation>约 %1 小时</translation>
     </message>
     <message>
         <source>Next: Convert to Shards on the Data Page</source>
-        <translation type="unfinished"></translation>
+        <translation>下一步：在数据页转换为分片</translation>
     </message>
     <message>
         <source>Train from Scratch Instead</source>
-        <translation type="unfinished"></translation>
+        <translation>改为从头训练</translation>
     </message>
     <message>
         <source>Measured on this CPU: a few real training steps at batch 4 and 8 (optimizer included), scaled to the batch, the epoch&apos;s whole batches and the epochs, plus a forward pass over the validation split. The input pipeline runs beside the steps and is not counted.</source>
-        <translation type="unfinished"></translation>
+        <translation>在本机 CPU 上测量：以批大小 4 和 8 运行几个真实的训练步（包括优化器），再按批大小、每个轮次的完整批次数和轮次数换算，并加上在验证划分上的一次前向传播。输入流水线与训练步并行运行，不计入在内。</translation>
     </message>
     <message>
         <source>Use the Quick CPU Recipe</source>
-        <translation type="unfinished"></translation>
+        <translation>使用 CPU 快速方案</translation>
     </message>
     <message>
         <source>Time: choose a converted dataset to estimate it.</source>
-        <translation type="unfinished"></translation>
+        <translation>时间：请选择已转换的数据集以进行估算。</translation>
     </message>
     <message>
         <source>Time: measuring a few training steps…</source>
-        <translation type="unfinished"></translation>
+        <translation>时间：正在测量几个训练步…</translation>
     </message>
     <message>
         <source>Time: not estimated for these devices (the steps are measured on the CPU only).</source>
-        <translation type="unfinished"></translation>
+        <translation>时间：不对这些设备进行估算（训练步仅在 CPU 上测量）。</translation>
     </message>
     <message numerus="yes">
         <source>Time on this CPU: %1 — %n epoch(s) of %2 steps at %3 s each</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>在本机 CPU 上的时间：%1 — %n 个轮次，每轮 %2 步，每步 %3 秒</numerusform>
         </translation>
     </message>
     <message>
         <source> (an epoch uses %1 of the %2 training images).</source>
-        <translation type="unfinished"></translation>
+        <translation>（每个轮次使用 %2 张训练图像中的 %1 张）。</translation>
     </message>
     <message>
         <source>Warning: that is hours on this hardware. A smaller image size, a smaller backbone or fewer epochs finish sooner.</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：在此硬件上需要数小时。使用更小的图像尺寸、更小的骨干网络或更少的轮次可以更快完成。</translation>
     </message>
 </context>
 <context>
@@ -3393,11 +3393,11 @@ Loss: %5</source>
     </message>
     <message>
         <source>Reset to Defaults</source>
-        <translation type="unfinished"></translation>
+        <translation>恢复默认设置</translation>
     </message>
     <message>
         <source>Put every setting back to Lathe&apos;s defaults (the dataset and the model stay).</source>
-        <translation type="unfinished"></translation>
+        <translation>将所有设置恢复为 Lathe 的默认值（数据集和模型保持不变）。</translation>
     </message>
 </context>
 <context>
@@ -3471,15 +3471,15 @@ Loss: %5</source>
     </message>
     <message>
         <source>No run chosen</source>
-        <translation type="unfinished"></translation>
+        <translation>未选择运行</translation>
     </message>
     <message>
         <source>The run selected on the Runs page, else the newest finished run. Once you pick a run here, it stays until you pick another.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行记录页中选中的运行，若无则为最新完成的运行。一旦在此选择了运行，它会一直保持，直到你选择另一个。</translation>
     </message>
     <message>
         <source>No run is chosen: no run of this project has completed an epoch with a checkpoint yet (a run stopped before the end of its first epoch has nothing worth evaluating or exporting). Train one on the Train page, or pick a run above.</source>
-        <translation type="unfinished"></translation>
+        <translation>未选择运行：此项目中还没有运行完成一个轮次并写入检查点（在第一个轮次结束前停止的运行没有值得评估或导出的内容）。请在训练页训练一个，或在上方选择一个运行。</translation>
     </message>
 </context>
 <context>
@@ -3762,23 +3762,23 @@ Loss: %5</source>
     </message>
     <message>
         <source>Advanced settings</source>
-        <translation type="unfinished"></translation>
+        <translation>高级设置</translation>
     </message>
     <message>
         <source>Optimiser details, warm-up, loss, early stopping, weight averaging, checkpoints, data loading and the seed.</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器细节、预热、损失、早停、权重平均、检查点、数据加载和随机种子。</translation>
     </message>
     <message>
         <source>Training</source>
-        <translation type="unfinished">训练</translation>
+        <translation>训练</translation>
     </message>
     <message>
         <source>Reproducibility</source>
-        <translation type="unfinished"></translation>
+        <translation>可复现性</translation>
     </message>
     <message>
         <source>Learning-rate warm-up</source>
-        <translation type="unfinished"></translation>
+        <translation>学习率预热</translation>
     </message>
 </context>
 <context>
@@ -3858,43 +3858,43 @@ annotations.json：%2</translation>
     </message>
     <message>
         <source>Val top-1</source>
-        <translation type="unfinished"></translation>
+        <translation>验证 Top-1</translation>
     </message>
     <message>
         <source>Val top-5</source>
-        <translation type="unfinished"></translation>
+        <translation>验证 Top-5</translation>
     </message>
     <message>
         <source>Val loss</source>
-        <translation type="unfinished"></translation>
+        <translation>验证损失</translation>
     </message>
     <message>
         <source>Train top-1</source>
-        <translation type="unfinished"></translation>
+        <translation>训练 Top-1</translation>
     </message>
     <message>
         <source>Train loss</source>
-        <translation type="unfinished"></translation>
+        <translation>训练损失</translation>
     </message>
     <message>
         <source>Learning rate</source>
-        <translation type="unfinished">学习率</translation>
+        <translation>学习率</translation>
     </message>
     <message>
         <source>Epoch time</source>
-        <translation type="unfinished"></translation>
+        <translation>每轮用时</translation>
     </message>
     <message>
         <source>%1 %</source>
-        <translation type="unfinished">%1 %</translation>
+        <translation>%1 %</translation>
     </message>
     <message>
         <source>%1 s</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 秒</translation>
     </message>
     <message>
         <source>Dataset</source>
-        <translation type="unfinished"></translation>
+        <translation>数据集</translation>
     </message>
 </context>
 <context>
@@ -4107,11 +4107,11 @@ annotations.json：%2</translation>
     </message>
     <message>
         <source>Filter by name, backbone, dataset, state, tag or notes</source>
-        <translation type="unfinished"></translation>
+        <translation>按名称、骨干网络、数据集、状态、标签或备注筛选</translation>
     </message>
     <message>
         <source>The epochs completed when the checkpoint was written; its metrics are those of the last one. A checkpoint written within an epoch (Stop, every N steps) counts the epochs before it.</source>
-        <translation type="unfinished"></translation>
+        <translation>写入检查点时已完成的轮次数；其指标为最后一个已完成轮次的指标。在轮次中途写入的检查点（停止时、每 N 步）只计入此前已完成的轮次。</translation>
     </message>
 </context>
 <context>
@@ -4367,11 +4367,11 @@ Index: %2</source>
     </message>
     <message>
         <source>Every setting is back to its default.</source>
-        <translation type="unfinished"></translation>
+        <translation>所有设置已恢复为默认值。</translation>
     </message>
     <message>
         <source>there are no shards to train on yet: convert a dataset to shards on the Data page first.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有可用于训练的分片：请先在数据页将数据集转换为分片。</translation>
     </message>
 </context>
 <context>
@@ -4505,15 +4505,15 @@ Index: %2</source>
     </message>
     <message>
         <source>Continuing…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在继续…</translation>
     </message>
     <message>
         <source>%1 before the first step: press Resume to continue.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（第一步之前）：点击“继续”以继续。</translation>
     </message>
     <message>
         <source>%1 at epoch %2, step %3: press Resume to continue.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（第 %2 轮，第 %3 步）：点击“继续”以继续。</translation>
     </message>
 </context>
 <context>
@@ -4605,48 +4605,48 @@ Index: %2</source>
     <name>lathe::workspace::DatasetWarnings</name>
     <message>
         <source>and %L1 more</source>
-        <translation type="unfinished"></translation>
+        <translation>还有 %L1 项</translation>
     </message>
     <message>
         <source>Split &quot;%1&quot; has no images: there is nothing to train on.</source>
-        <translation type="unfinished"></translation>
+        <translation>划分“%1”中没有图像：没有可用于训练的内容。</translation>
     </message>
     <message numerus="yes">
         <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es), fewer than %3 per class; a model trained on so few learns little that holds for new images.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>划分“%1”过小：%n 个类别只有 %2 张图像，每个类别少于 %3 张；用这么少的图像训练的模型，学到的东西很难适用于新图像。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>No images in split &quot;%1&quot; for %n class(es), which cannot be learned: %2.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>划分“%1”中有 %n 个类别没有图像，这些类别无法被学习：%2。</numerusform>
         </translation>
     </message>
     <message>
         <source>Split &quot;%1&quot; has no images: training cannot measure validation accuracy, and the best checkpoint cannot be chosen by it.</source>
-        <translation type="unfinished"></translation>
+        <translation>划分“%1”中没有图像：训练无法测量验证准确率，也无法据此选出最佳检查点。</translation>
     </message>
     <message numerus="yes">
         <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es); its accuracy moves in steps of %3 %.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>划分“%1”过小：%n 个类别只有 %2 张图像；其准确率以 %3 % 为步长变化。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>No images in split &quot;%1&quot; for %n class(es), whose accuracy is never measured: %2.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>划分“%1”中有 %n 个类别没有图像，这些类别的准确率永远不会被测量：%2。</numerusform>
         </translation>
     </message>
     <message>
         <source>Batch size %1 is larger than the %2 images of split &quot;%3&quot;: not one full batch fits, so training cannot start. Choose a batch size of at most %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>批大小 %1 大于划分“%3”中的图像数 %2：连一个完整批次都凑不齐，因此无法开始训练。请选择不超过 %2 的批大小。</translation>
     </message>
     <message numerus="yes">
         <source>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch(es); the last, partial batch is dropped).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>批大小 %1 使划分“%4”的 %3 张图像中有 %2 张在每个轮次中都被遗漏：每个轮次使用 %5 张图像（%n 个完整批次；最后一个不完整的批次被丢弃）。</numerusform>
         </translation>
     </message>
 </context>
@@ -4678,7 +4678,7 @@ Index: %2</source>
     </message>
     <message>
         <source>%1: cannot write the recipe: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：无法写入方案：%2</translation>
     </message>
 </context>
 <context>
@@ -4891,27 +4891,27 @@ Index: %2</source>
     <name>lathe::workspace::RunState</name>
     <message>
         <source>Running</source>
-        <translation type="unfinished">运行中</translation>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>Paused</source>
-        <translation type="unfinished"></translation>
+        <translation>已暂停</translation>
     </message>
     <message>
         <source>Finished</source>
-        <translation type="unfinished">已完成</translation>
+        <translation>已完成</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>已失败</translation>
     </message>
     <message>
         <source>Stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>已停止</translation>
     </message>
     <message>
         <source>Interrupted</source>
-        <translation type="unfinished"></translation>
+        <translation>已中断</translation>
     </message>
 </context>
 <context>

@@ -61,8 +61,8 @@ std::string evalText(const engine::EvalResult &r)
     for (std::size_t i = 0; i < m["per_class"].size(); ++i) {
         const auto &c = m["per_class"][i];
         out << std::left << std::setw(int(nameWidth)) << c["class"].get<std::string>().substr(0, 40) << std::right
-            << std::setw(11) << fixed(c["precision"].get<double>()) << std::setw(9) << fixed(c["recall"].get<double>())
-            << std::setw(9) << fixed(c["f1"].get<double>()) << std::setw(9) << c["support"].get<std::uint64_t>()
+            << std::setw(11) << orDash(c["precision"]) << std::setw(9) << orDash(c["recall"])
+            << std::setw(9) << orDash(c["f1"]) << std::setw(9) << c["support"].get<std::uint64_t>()
             << std::setw(10) << orDash(m["pr_curves"][i]["average_precision"]) << '\n';
     }
     for (const char *avg : {"macro", "weighted"}) {

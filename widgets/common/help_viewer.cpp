@@ -297,8 +297,8 @@ void HelpViewer::selectInContents(const QUrl &url)
     }
     const QSignalBlocker blocker(m_contents);
     m_contents->setCurrentItem(match);
-    if (match && match->parent())
-        match->parent()->setExpanded(true);
+    if (match) // the sections of the document shown
+        (match->parent() ? match->parent() : match)->setExpanded(true);
 }
 
 } // namespace lathe::ui

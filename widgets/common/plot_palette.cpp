@@ -49,8 +49,11 @@ void fitLegendColumns(QCustomPlot *plot)
     if (count == 0 || !legend->visible())
         return;
     int widest = 1;
-    for (int i = 0; i < count; ++i)
-        widest = std::max(widest, legend->item(i)->minimumOuterSizeHint().width());
+    for (int i = 0; i < count; ++i) {
+        QCPAbstractLegendItem *item = legend->item(i);
+        item->setMargins(QMargins(0, 0, 0, 2)); // an entry clips its text: room for "_" below the baseline
+        widest = std::max(widest, item->minimumOuterSizeHint().width());
+    }
     const int spacing = legend->columnSpacing();
     const int available = plot->viewport().width() - legend->margins().left() - legend->margins().right();
     const int columns = std::clamp((available + spacing) / (widest + spacing), 1, count);
@@ -122,7 +125,9 @@ void placeLegendAbove(QCustomPlot *plot)
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setBorderPen(Qt::NoPen);
     legend->setMargins(QMargins(4, 6, 4, 0));
-    legend->setColumnSpacing(12);
+    legend->setColumnSpacing(10);
+    legend->setRowSpacing(2);
+    legend->setIconSize(18, 10); // narrow entries: more of them side by side
     // Before every replot (a resize, new entries): the entries wrap to the width.
     QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitLegendColumns(plot); });
 }

@@ -289,6 +289,8 @@ QWidget *DataPage::buildNearDuplicatesTab()
     m_groupList->setModel(m_groups);
     m_groupList->setUniformItemSizes(true);
     m_groupList->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Wide enough for "2 images, within 10 of 576 bits:" and the start of a file name.
+    m_groupList->setMinimumWidth(m_groupList->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 48);
     auto *members = new QWidget(splitter);
     m_nearDuplicateDetails = new QLabel(members);
     m_nearDuplicateDetails->setObjectName(QStringLiteral("nearDuplicateDetails"));
@@ -918,10 +920,10 @@ void DataPage::updateShardsSummary()
     if (m.isNull()) {
         m_shardsSummary->clear();
         m_notConvertedLabel->setText(
-            tr("%1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards "
-               "writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted "
-               "Dataset… shows shards written before.")
-                .arg(m_snapshot.dataset.name.isEmpty() ? tr("The dataset") : m_snapshot.dataset.name));
+            tr("The dataset %1 is not converted yet. Training reads record shards, not the image folder: Convert "
+               "to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open "
+               "Converted Dataset… shows shards written before.")
+                .arg(m_snapshot.dataset.name));
         return;
     }
     const QLocale locale;

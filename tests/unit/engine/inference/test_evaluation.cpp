@@ -23,6 +23,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,8 +47,9 @@ namespace {
 //   4    b     d     0.20      0.55
 //   5    c     a     0.35      0.41
 //   6    c     b     0.01      0.45   (c is the least probable class: outside the top 5)
-// c is never predicted (precision 0/0 -> 0); d is predicted once but has no support (recall
-// 0/0 -> 0); e and f occur nowhere and stay out of the macro average.
+// c is never predicted (precision 0/0 -> 0); d is predicted once but has no support (recall and
+// f1 undefined: null; precision 0); e and f occur nowhere (all three null) and stay out of the
+// macro average.
 const std::vector<std::string> kClasses{"a", "b", "c", "d", "e", "f"};
 const std::vector<int> kLabels{0, 0, 0, 1, 1, 2, 2};
 const std::vector<std::vector<float>> kProbs{
@@ -68,21 +70,29 @@ TEST(EvaluationMetrics, HandComputedCase)
 
     const json &pc = m["per_class"];
     ASSERT_EQ(pc.size(), 6u);
+    // NaN: the value must be null (undefined).
+    const auto expectValue = [](const json &v, double want) {
+        if (std::isnan(want))
+            EXPECT_TRUE(v.is_null()) << v;
+        else
+            EXPECT_NEAR(v.get<double>(), want, 1e-12);
+    };
+    constexpr double undefined = std::numeric_limits<double>::quiet_NaN();
     const auto expectClass = [&](int c, double p, double r, double f1, int support, int predicted) {
         SCOPED_TRACE(kClasses[std::size_t(c)]);
         EXPECT_EQ(pc[c]["class"], kClasses[std::size_t(c)]);
-        EXPECT_NEAR(pc[c]["precision"].get<double>(), p, 1e-12);
-        EXPECT_NEAR(pc[c]["recall"].get<double>(), r, 1e-12);
-        EXPECT_NEAR(pc[c]["f1"].get<double>(), f1, 1e-12);
+        expectValue(pc[c]["precision"], p);
+        expectValue(pc[c]["recall"], r);
+        expectValue(pc[c]["f1"], f1);
         EXPECT_EQ(pc[c]["support"].get<int>(), support);
         EXPECT_EQ(pc[c]["predicted"].get<int>(), predicted);
     };
     expectClass(0, 2.0 / 3, 2.0 / 3, 2.0 / 3, 3, 3);
     expectClass(1, 1.0 / 3, 1.0 / 2, 0.4, 2, 3);
     expectClass(2, 0, 0, 0, 2, 0); // never predicted: precision 0/0 -> 0
-    expectClass(3, 0, 0, 0, 0, 1); // no support: recall 0/0 -> 0
-    expectClass(4, 0, 0, 0, 0, 0);
-    expectClass(5, 0, 0, 0, 0, 0);
+    expectClass(3, 0, undefined, undefined, 0, 1); // no support: recall and f1 undefined
+    expectClass(4, undefined, undefined, undefined, 0, 0);
+    expectClass(5, undefined, undefined, undefined, 0, 0);
 
     // Macro over a, b, c, d (e and f occur neither as label nor as prediction).
     EXPECT_EQ(m["macro"]["classes"].get<int>(), 4);
