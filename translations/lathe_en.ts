@@ -72,9 +72,9 @@ Predicted: %2
     </message>
     <message numerus="yes">
         <source>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bit(s).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bit.</numerusform>
+            <numerusform>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bits.</numerusform>
         </translation>
     </message>
 </context>
@@ -191,9 +191,9 @@ Predicted: %2
     </message>
     <message numerus="yes">
         <source>%n image(s), within %1 of %2 bits: %3</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n image, within %1 of %2 bits: %3</numerusform>
+            <numerusform>%n images, within %1 of %2 bits: %3</numerusform>
         </translation>
     </message>
 </context>
@@ -286,9 +286,9 @@ Predicted: %2
     <name>lathe::workspace::DatasetWarnings</name>
     <message numerus="yes">
         <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es), fewer than %3 per class; a model trained on so few learns little that holds for new images.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Split &quot;%1&quot; is tiny: %2 images for %n class, fewer than %3 per class; a model trained on so few learns little that holds for new images.</numerusform>
+            <numerusform>Split &quot;%1&quot; is tiny: %2 images for %n classes, fewer than %3 per class; a model trained on so few learns little that holds for new images.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -300,23 +300,23 @@ Predicted: %2
     </message>
     <message numerus="yes">
         <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es); its accuracy moves in steps of %3 %.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Split &quot;%1&quot; is tiny: %2 images for %n class; its accuracy moves in steps of %3 %.</numerusform>
+            <numerusform>Split &quot;%1&quot; is tiny: %2 images for %n classes; its accuracy moves in steps of %3 %.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>No images in split &quot;%1&quot; for %n class(es), whose accuracy is never measured: %2.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>No images in split &quot;%1&quot; for %n class, whose accuracy is never measured: %2.</numerusform>
+            <numerusform>No images in split &quot;%1&quot; for %n classes, whose accuracy is never measured: %2.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch(es); the last, partial batch is dropped).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch; the last, partial batch is dropped).</numerusform>
+            <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batches; the last, partial batch is dropped).</numerusform>
         </translation>
     </message>
 </context>

@@ -1618,12 +1618,8 @@ Predicted: %2
         <translation>此数据集中没有如此接近的两张图像。</translation>
     </message>
     <message>
-        <source>%1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted Dataset… shows shards written before.</source>
-        <translation>%1 尚未转换。训练读取的是记录分片，而不是图像文件夹：“转换为分片”会将其可用图像（应用你的排除和重新标注）写入 TFRecord 分片。“打开已转换的数据集…”可显示之前写入的分片。</translation>
-    </message>
-    <message>
-        <source>The dataset</source>
-        <translation>数据集</translation>
+        <source>The dataset %1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted Dataset… shows shards written before.</source>
+        <translation>数据集 %1 尚未转换。训练读取的是记录分片，而不是图像文件夹：“转换为分片”会把其中可用的图像（连同你的排除和重新标注）写成 TFRecord 分片。“打开已转换的数据集…”可显示之前写出的分片。</translation>
     </message>
 </context>
 <context>

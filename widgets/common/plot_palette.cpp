@@ -45,15 +45,20 @@ QColor mix(const QColor &from, const QColor &to, double t)
 void fitLegendColumns(QCustomPlot *plot)
 {
     QCPLegend *legend = plot->legend;
-    const int count = legend->itemCount();
-    if (count == 0 || !legend->visible())
+    if (!legend->visible())
         return;
+    int count = 0;
     int widest = 1;
-    for (int i = 0; i < count; ++i) {
-        QCPAbstractLegendItem *item = legend->item(i);
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        QCPAbstractLegendItem *item = legend->item(i); // null for an empty cell of the grid
+        if (!item)
+            continue;
+        ++count;
         item->setMargins(QMargins(0, 0, 0, 2)); // an entry clips its text: room for "_" below the baseline
         widest = std::max(widest, item->minimumOuterSizeHint().width());
     }
+    if (count == 0)
+        return;
     const int spacing = legend->columnSpacing();
     const int available = plot->viewport().width() - legend->margins().left() - legend->margins().right();
     const int columns = std::clamp((available + spacing) / (widest + spacing), 1, count);

@@ -642,6 +642,11 @@ void ExportPage::showReport(const QString &reportJson, const QString &outDir, qi
         }
         m_report->appendRow(row);
     }
+    // Sized to the rows now in it (the header's own pass had sized the columns to their titles
+    // only), the rows to those columns, and the reason stretched over what is left.
+    m_reportView->resizeColumnsToContents();
+    m_reportView->resizeRowsToContents();
+    m_reportView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     updateButtons();
     Q_EMIT reportShown();
 }
