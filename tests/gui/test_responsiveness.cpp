@@ -118,7 +118,8 @@ private Q_SLOTS:
         // Ten bursts before the loop ran: one replot.
         QTRY_COMPARE(replotted.count(), 1);
         const QCPRange x = loss->xAxis->range();
-        QCOMPARE(x.upper, double(kMillion));
+        // The newest step is in view, with the axes' padding beyond it (kPlotPadding).
+        QVERIFY(x.contains(double(kMillion)) && x.upper < 1.1 * kMillion);
         QVERIFY(x.lower < x.upper);
         // The value axis fits the newest points, not the whole run's range.
         const double last = stepEvent(kMillion).value(QStringLiteral("loss")).toDouble();
@@ -128,7 +129,7 @@ private Q_SLOTS:
         // One more point: the view follows it.
         curves.addEvents({stepEvent(kMillion + 1)});
         QTRY_COMPARE(replotted.count(), 2);
-        QCOMPARE(loss->xAxis->range().upper, double(kMillion + 1));
+        QVERIFY(loss->xAxis->range().contains(double(kMillion + 1)) && loss->xAxis->range().upper > x.upper);
         QCOMPARE(steps->data().data(), stepData);
 
         // A new smoothing recomputes the smoothed line in place.
@@ -181,7 +182,8 @@ private Q_SLOTS:
         QCOMPARE(curves.stepPoints(), 2);
         curves.show();
         QTRY_COMPARE(replotted.count(), 1);
-        QCOMPARE(curves.plot(ui::TrainingCurves::LossPlot)->xAxis->range().upper, 2.0);
+        const QCPRange shown = curves.plot(ui::TrainingCurves::LossPlot)->xAxis->range();
+        QVERIFY(shown.contains(2.0) && shown.upper < 3.0); // the newest step and a little padding
     }
 };
 
