@@ -105,6 +105,8 @@ public:
     QCheckBox *ttaCheck() const { return m_tta; }
     QPushButton *evaluateButton() const { return m_evaluateButton; }
     QPushButton *trainNextButton() const { return m_trainNext; }
+    // The run and checkpoint picker (MainWindow points it at the Runs page's selection).
+    RunCheckpointPicker *runPicker() const { return m_picker; }
     QTabWidget *tabs() const { return m_tabs; }
     ConfusionMatrixView *confusionMatrix() const { return m_matrix; }
     PredictionGalleryModel *galleryModel() const;

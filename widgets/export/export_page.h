@@ -81,6 +81,8 @@ public:
     QString shownFolder() const { return m_shownFolder; }
 
     QComboBox *runCombo() const;
+    // The run and checkpoint picker (MainWindow points it at the Runs page's selection).
+    RunCheckpointPicker *runPicker() const { return m_picker; }
     QComboBox *checkpointCombo() const;
     QCheckBox *formatCheck(const QString &format) const { return m_formatChecks.value(format); }
     QCheckBox *preprocessingCheck() const { return m_preprocessing; }

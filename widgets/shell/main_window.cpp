@@ -139,9 +139,8 @@ void MainWindow::buildPages()
     });
     // Evaluate and Export show the run selected on the Runs page until the user picks one there
     // (RunCheckpointPicker's rules).
-    for (QWidget *page : {static_cast<QWidget *>(m_evaluatePage), static_cast<QWidget *>(m_exportPage)})
-        connect(m_runsPage, &ui::RunsPage::selectedRunChanged, page->findChild<ui::RunCheckpointPicker *>(),
-                &ui::RunCheckpointPicker::followRun);
+    for (ui::RunCheckpointPicker *picker : {m_evaluatePage->runPicker(), m_exportPage->runPicker()})
+        connect(m_runsPage, &ui::RunsPage::selectedRunChanged, picker, &ui::RunCheckpointPicker::followRun);
     // A paused run is still "running" in its folder: the Runs page hears it from the job.
     connect(m_jobs, &workspace::JobManager::jobAdded, this, [this](workspace::Job *job) {
         auto *train = qobject_cast<workspace::TrainJob *>(job);
