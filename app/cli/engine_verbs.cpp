@@ -6,6 +6,7 @@
 #include "config_verbs.h"
 #include "eval_verbs.h"
 #include "export_verbs.h"
+#include "finder_verbs.h"
 #include "model_verbs.h"
 #include "scan_verbs.h"
 #include "shard_verbs.h"
@@ -101,6 +102,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addConfigVerbs(app, context);
     addBenchVerbs(app);
     addTrainVerbs(app, context);
+    addFinderVerbs(app, context);
     addEvalVerbs(app, context);
 }
 

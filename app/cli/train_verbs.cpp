@@ -1,4 +1,5 @@
 #include "train_verbs.h"
+#include "run_args.h"
 
 #include "engine/base/engine_error.h"
 #include "engine/base/runtime_info.h"
@@ -9,24 +10,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <thread>
 
 namespace lathe::cli {
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-
-void onSigint(int)
-{
-    g_interrupted = 1;
-}
 
 struct TrainArgs
 {
@@ -173,38 +163,14 @@ void addTrain(CLI::App &app, CliContext &context)
                 printProgress(e);
             };
             // Ctrl+C: cancel (the trainer writes a checkpoint), exit 130.
-            g_interrupted = 0;
-            std::signal(SIGINT, onSigint);
-            std::signal(SIGTERM, onSigint);
-            std::atomic<bool> done{false};
-            engine::CancelToken cancel = control.cancel;
-            std::thread watcher([&done, cancel] {
-                while (!done) {
-                    if (g_interrupted)
-                        cancel.cancel();
-                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                }
-            });
-            struct Join
-            {
-                std::atomic<bool> &done;
-                std::thread &t;
-                ~Join()
-                {
-                    done = true;
-                    t.join();
-                }
-            } join{done, watcher};
+            InterruptWatch watch(control.cancel);
 
             nlohmann::json summary;
             const nlohmann::json overrides = flagOverrides(*a);
             if (a->resume) {
                 summary = engine::resume(a->out, control, overrides);
             } else {
-                engine::RunConfig config = a->config.empty() ? engine::RunConfig{} : engine::readRunConfig(a->config);
-                if (!overrides.empty())
-                    config = engine::applyRunConfigOverrides(config, overrides);
-                summary = engine::train(config, a->out, control);
+                summary = engine::train(runConfigFromArgs(a->config, overrides), a->out, control);
             }
             summary["type"] = "summary";
             if (json)

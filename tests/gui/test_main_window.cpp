@@ -14,11 +14,13 @@
 #include "evaluate/evaluate_page.h"
 #include "export/export_page.h"
 #include "model/model_page.h"
+#include "runs/run_overlay_plot.h"
 #include "runs/runs_page.h"
 #include "shell/about_dialog.h"
 #include "shell/job_list_model.h"
 #include "shell/jobs_panel.h"
 #include "shell/main_window.h"
+#include "train/lr_schedule_preview.h"
 #include "train/run_config_form.h"
 #include "train/train_page.h"
 #include "train/training_curves.h"
@@ -89,7 +91,8 @@ QColor backgroundOf(QCustomPlot *plot)
 void checkLegendAndPadding(QCustomPlot *plot)
 {
     plot->replot();
-    QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()), qPrintable(plot->objectName()));
+    QVERIFY2(!plot->legend->visible() || !plot->legend->outerRect().intersects(plot->axisRect()->rect()),
+             qPrintable(plot->objectName()));
     for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
         bool found = false;
         QCPRange data;
@@ -445,6 +448,28 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&calibration));
         checkLegendAndPadding(calibration.reliabilityPlot());
         checkLegendAndPadding(calibration.prPlot());
+
+        ui::RunOverlayPlot overlay;
+        overlay.resize(700, 400);
+        QList<QJsonObject> epochs;
+        for (int epoch = 0; epoch < 3; ++epoch)
+            epochs << QJsonObject{{l1(key::kType), l1(engine::event_type::kEpoch)}, {l1(key::kEpoch), epoch},
+                                  {QStringLiteral("val_top1"), 0.5 + 0.25 * epoch}};
+        overlay.setRuns({{QStringLiteral("run-a"), epochs}, {QStringLiteral("run-b"), epochs.mid(0, 2)}});
+        overlay.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&overlay));
+        checkLegendAndPadding(overlay.plot());
+        QVERIFY(overlay.plot()->yAxis->range().upper > 100); // the last epoch's 100 % drawn whole
+
+        ui::LrSchedulePreview preview;
+        preview.resize(700, 300);
+        preview.setConfig({{"optimizer", {{"lr", 0.1}, {"epochs", 4}, {"batch_size", 10}}},
+                           {"schedule", {{"name", "cosine"}, {"warmup_epochs", 1}}}},
+                          100);
+        preview.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&preview));
+        checkLegendAndPadding(preview.plot());
+        QVERIFY(preview.plot()->yAxis->range().lower < 0); // a rate falling to 0 is not drawn along the axis
     }
 
     // Every chart of every page follows the theme, at startup and when it is switched; so does

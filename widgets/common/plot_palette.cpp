@@ -137,4 +137,18 @@ void placeLegendAbove(QCustomPlot *plot)
     QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitLegendColumns(plot); });
 }
 
+QCPRange paddedRange(const QCPRange &range)
+{
+    const double margin = range.size() > 0 ? kPlotPadding * range.size() : std::max(1e-9, kPlotPadding * std::abs(range.upper));
+    return QCPRange(range.lower - margin, range.upper + margin);
+}
+
+void rescaleWithPadding(QCustomPlot *plot)
+{
+    plot->rescaleAxes();
+    for (QCPAxis *axis : plot->axisRect()->axes())
+        if (axis->visible())
+            axis->setRange(paddedRange(axis->range()));
+}
+
 } // namespace lathe::ui

@@ -1,6 +1,7 @@
 #pragma once
 
 class QCustomPlot;
+class QCPRange;
 class QPalette;
 
 namespace lathe::ui {
@@ -22,5 +23,12 @@ void placeLegendAbove(QCustomPlot *plot);
 // The fraction of an axis range added beyond its extreme points (each side), so that a point
 // or a line at the minimum or maximum is drawn whole, not clipped by the axis rect.
 inline constexpr double kPlotPadding = 0.04;
+
+// The range widened by kPlotPadding of its size on each side (of its value when it is a single
+// point), so that its extreme points are drawn whole.
+QCPRange paddedRange(const QCPRange &range);
+
+// Rescales every axis of the plot to its graphs and pads each range as paddedRange() does.
+void rescaleWithPadding(QCustomPlot *plot);
 
 } // namespace lathe::ui

@@ -1,6 +1,7 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "runs/run_overlay_plot.h"
 
+#include "common/plot_palette.h"
 #include "engine/run/run_events.h"
 
 #include <qcustomplot.h>
@@ -24,6 +25,7 @@ RunOverlayPlot::RunOverlayPlot(QWidget *parent)
     m_plot->setObjectName(QStringLiteral("overlayPlot"));
     m_plot->xAxis->setLabel(tr("Epoch"));
     m_plot->legend->setVisible(true);
+    placeLegendAbove(m_plot); // never over the newest epochs
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     auto *top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Metric:"), this));
@@ -76,7 +78,7 @@ void RunOverlayPlot::redraw()
                                scale * event.value(key).toDouble());
     }
     m_plot->yAxis->setLabel(m_metric->currentText() + (scale > 1 ? QStringLiteral(" (%)") : QString()));
-    m_plot->rescaleAxes();
+    rescaleWithPadding(m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -22,6 +22,7 @@ public:
     QString metric() const;
     int graphCount() const;
     int pointCount(int graph) const;
+    QCustomPlot *plot() const { return m_plot; }
 
 private:
     void redraw();

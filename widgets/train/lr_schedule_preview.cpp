@@ -1,6 +1,7 @@
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "train/lr_schedule_preview.h"
 
+#include "common/plot_palette.h"
 #include "engine/base/engine_error.h"
 #include "engine/training/lr_schedule.h"
 #include "engine/run/run_config.h"
@@ -54,8 +55,7 @@ void LrSchedulePreview::setConfig(const nlohmann::json &config, qint64 trainImag
         m_message->setText(QString::fromUtf8(e.what()));
     }
     m_plot->graph(0)->setData(steps, lrs, true);
-    m_plot->rescaleAxes();
-    m_plot->yAxis->setRangeLower(0);
+    rescaleWithPadding(m_plot); // a rate that falls to 0 is drawn whole, not along the axis
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

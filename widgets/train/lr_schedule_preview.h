@@ -25,6 +25,7 @@ public:
     int pointCount() const;
     double lrAtStep(qint64 step) const; // from the drawn curve (nearest point)
     QString message() const;
+    QCustomPlot *plot() const { return m_plot; }
 
 private:
     QCustomPlot *m_plot;

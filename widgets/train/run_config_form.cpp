@@ -365,8 +365,10 @@ QWidget *RunConfigForm::makeEditor(const nlohmann::json &field)
     }
     if (field.contains("allowed") && field["allowed"].is_array()) {
         auto *combo = new QComboBox(this);
-        for (const nlohmann::json &v : field["allowed"])
-            combo->addItem(QString::fromStdString(v.get<std::string>()));
+        for (const nlohmann::json &v : field["allowed"]) {
+            const QString option = QString::fromStdString(v.get<std::string>());
+            combo->addItem(optionLabel(option), option);
+        }
         connect(combo, &QComboBox::currentIndexChanged, this, &RunConfigForm::edited);
         return combo;
     }
@@ -397,7 +399,7 @@ nlohmann::json RunConfigForm::editorValue(const QString &field) const
     if (auto *box = qobject_cast<QCheckBox *>(editor))
         return box->isChecked();
     if (auto *combo = qobject_cast<QComboBox *>(editor))
-        return combo->currentText().toStdString();
+        return combo->currentData().toString().toStdString();
     if (auto *spin = qobject_cast<QSpinBox *>(editor))
         return spin->value();
     const QString text = qobject_cast<QLineEdit *>(editor)->text().trimmed();
@@ -432,7 +434,7 @@ void RunConfigForm::setEditorValue(const QString &field, const nlohmann::json &v
     else if (auto *box = qobject_cast<QCheckBox *>(editor))
         box->setChecked(value.is_boolean() && value.get<bool>());
     else if (auto *combo = qobject_cast<QComboBox *>(editor))
-        combo->setCurrentText(QString::fromStdString(value.is_string() ? value.get<std::string>() : std::string()));
+        combo->setCurrentIndex(combo->findData(QString::fromStdString(value.is_string() ? value.get<std::string>() : std::string())));
     else if (auto *spin = qobject_cast<QSpinBox *>(editor))
         spin->setValue(value.is_number() ? value.get<int>() : 0);
     else if (auto *line = qobject_cast<QLineEdit *>(editor))
@@ -502,6 +504,38 @@ QString RunConfigForm::sectionTitle(const QString &section)
     };
     const char *title = titles.value(section);
     return title ? tr(title) : section;
+}
+
+QString RunConfigForm::optionLabel(const QString &option)
+{
+    static const QHash<QString, const char *> labels = {
+        {QStringLiteral("sgd"), QT_TR_NOOP("SGD")},
+        {QStringLiteral("adamw"), QT_TR_NOOP("AdamW")},
+        {QStringLiteral("rmsprop"), QT_TR_NOOP("RMSprop")},
+        {QStringLiteral("cross_entropy"), QT_TR_NOOP("Cross-entropy")},
+        {QStringLiteral("focal"), QT_TR_NOOP("Focal")},
+        {QStringLiteral("constant"), QT_TR_NOOP("Constant")},
+        {QStringLiteral("step"), QT_TR_NOOP("Step")},
+        {QStringLiteral("multi_step"), QT_TR_NOOP("Multi-step")},
+        {QStringLiteral("exponential"), QT_TR_NOOP("Exponential")},
+        {QStringLiteral("cosine"), QT_TR_NOOP("Cosine")},
+        {QStringLiteral("cosine_restarts"), QT_TR_NOOP("Cosine with restarts")},
+        {QStringLiteral("one_cycle"), QT_TR_NOOP("One-cycle")},
+        {QStringLiteral("plateau"), QT_TR_NOOP("Reduce on plateau")},
+        {QStringLiteral("val_loss"), QT_TR_NOOP("Validation loss")},
+        {QStringLiteral("val_top1"), QT_TR_NOOP("Validation top-1")},
+        {QStringLiteral("train_loss"), QT_TR_NOOP("Training loss")},
+        {QStringLiteral("fp32"), QT_TR_NOOP("FP32")},
+        {QStringLiteral("bf16"), QT_TR_NOOP("BF16 (mixed)")},
+        {QStringLiteral("fp16"), QT_TR_NOOP("FP16 (mixed)")},
+        {QStringLiteral("none"), QT_TR_NOOP("None")},
+        {QStringLiteral("class_weights"), QT_TR_NOOP("Class weights")},
+        {QStringLiteral("off"), QT_TR_NOOP("Off")},
+        {QStringLiteral("auto"), QT_TR_NOOP("Automatic")},
+        {QStringLiteral("fixed_views"), QT_TR_NOOP("Fixed views")},
+    };
+    const char *label = labels.value(option);
+    return label ? tr(label) : option;
 }
 
 QString RunConfigForm::fieldLabel(const QString &field)

@@ -52,6 +52,8 @@ public:
     // Label of a schema field in the UI's language.
     static QString fieldLabel(const QString &field);
     static QString sectionTitle(const QString &section);
+    // The name a choice is shown by ("AdamW" for adamw); the engine's own name when it has none.
+    static QString optionLabel(const QString &option);
 
     // As narrow as one column of groups: the width decides the columns, not the other way.
     QSize minimumSizeHint() const override;

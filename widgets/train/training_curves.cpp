@@ -364,11 +364,8 @@ void TrainingCurves::followLatest(QCustomPlot *plot)
         return;
     if (log)
         axis->setRange(values.lower / 1.1, values.upper * 1.1);
-    else {
-        const double margin = values.size() > 0 ? kPlotPadding * values.size()
-                                                : std::max(1e-9, kPlotPadding * std::abs(values.upper));
-        axis->setRange(values.lower - margin, values.upper + margin);
-    }
+    else
+        axis->setRange(paddedRange(values));
 }
 
 void TrainingCurves::showHover(QCustomPlot *plot, const QPoint &pos)

@@ -505,7 +505,10 @@ RunInfo readRunInfo(const std::string &runDir)
         if (best.contains("best_metric") && best["best_metric"].is_string())
             info.bestMetric = best["best_metric"].get<std::string>();
         info.bestValue = numberAt(best, "best_value");
-        info.bestEpoch = integerAt(best, "epoch").value_or(-1);
+        // A sidecar's "epoch" is the epoch in progress when it was written: at an epoch's end
+        // (batch_in_epoch 0) that is the next one, so the epoch that made it best is one before.
+        const std::int64_t epoch = integerAt(best, "epoch").value_or(-1);
+        info.bestEpoch = epoch > 0 && integerAt(best, "batch_in_epoch").value_or(0) == 0 ? epoch - 1 : epoch;
         info.bestStep = info.bestCheckpointStep;
     }
 

@@ -86,7 +86,7 @@ struct RunInfo
     // config checkpoints.best_metric (default "val_top1"); lower is better when it ends in "loss".
     std::string bestMetric;
     std::optional<double> bestValue; // best over the epoch events, else best.json's
-    std::int64_t bestEpoch = -1;
+    std::int64_t bestEpoch = -1; // 0-based, as epoch events count (the first epoch is 0)
     std::int64_t bestStep = -1;
     std::int64_t bestCheckpointStep = -1; // the step best.* holds (-1: none)
     std::int64_t lastCheckpointStep = -1; // the step last.* holds (-1: none)

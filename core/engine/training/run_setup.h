@@ -87,4 +87,11 @@ struct RunSetup
     void log(const std::string &message) { emit({{event_key::kType, event_type::kLog}, {event_key::kMessage, message}}); }
 };
 
+// trainer.cpp's prepare(): everything that follows from s.config and its dataset before any rank
+// starts (validateRunConfig, the manifest, classes and train counts, the model spec with zoo
+// weights resolved, data.image_size, the transforms, the devices and world size). Reads no
+// image and builds no model (except a TorchScript one, for its info). Also what the learning-rate
+// and batch-size finders start from. Throws EngineError naming the field.
+void prepareRunSetup(RunSetup &s);
+
 } // namespace lathe::engine

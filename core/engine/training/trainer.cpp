@@ -225,6 +225,11 @@ json guarded(RunSetup &s)
 
 } // namespace
 
+void prepareRunSetup(RunSetup &s)
+{
+    prepare(s);
+}
+
 json benchTrain(const TrainBenchOptions &o)
 {
     if (o.batchSize < 1 || o.imageSize < 8 || o.steps < 1 || o.numClasses < 2)

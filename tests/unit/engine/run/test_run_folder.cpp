@@ -5,6 +5,7 @@
 #include "engine/formats/tensorboard_writer.h"
 #include "engine/formats/tfrecord_reader.h"
 #include "engine/run/run_folder.h"
+#include "engine/run/run_layout.h"
 #include "event.pb.h"
 #include "python_peer.h"
 #include "test_support.h"
@@ -458,6 +459,24 @@ TEST(RunInfo, StatesAndBestMetric)
     EXPECT_EQ(info.bestMetric, "val_top1");
     EXPECT_EQ(info.bestValue.value_or(-1), 0.9);
     EXPECT_EQ(info.bestEpoch, 1);
+
+    // No epoch event holds the metric (no validation split): best comes from best.json, whose
+    // "epoch" is the one in progress when it was written: the epoch after the best one.
+    const std::string sidecar = tmp.file("sidecar");
+    {
+        RunFolder run = RunFolder::create(sidecar, {{"version", 1}});
+        run.appendMetrics({{"type", "epoch"}, {"step", 8}, {"epoch", 0}, {"train_loss", 0.7}});
+        run.appendMetrics({{"type", "finished"}, {"step", 8}});
+    }
+    fs::create_directories(fs::path(engine::run_layout::bestSidecarPath(sidecar)).parent_path());
+    std::ofstream(engine::run_layout::bestSidecarPath(sidecar))
+        << R"({"step": 8, "epoch": 1, "batch_in_epoch": 0, "best_metric": "train_loss", "best_value": 0.7})";
+    info = engine::readRunInfo(sidecar);
+    EXPECT_EQ(info.bestMetric, "train_loss");
+    EXPECT_EQ(info.bestValue.value_or(-1), 0.7);
+    EXPECT_EQ(info.bestEpoch, 0); // as epoch events count it
+    EXPECT_EQ(info.bestStep, 8);
+
     EXPECT_TRUE(engine::metricLowerIsBetter("train_loss"));
     EXPECT_FALSE(engine::metricLowerIsBetter("val_top5"));
 

@@ -1,0 +1,46 @@
+#include "run_args.h"
+
+#include <chrono>
+#include <csignal>
+
+namespace lathe::cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void onSignal(int)
+{
+    g_interrupted = 1;
+}
+
+} // namespace
+
+engine::RunConfig runConfigFromArgs(const std::string &configFile, const nlohmann::json &overrides)
+{
+    engine::RunConfig config = configFile.empty() ? engine::RunConfig{} : engine::readRunConfig(configFile);
+    if (!overrides.empty())
+        config = engine::applyRunConfigOverrides(config, overrides);
+    return config;
+}
+
+InterruptWatch::InterruptWatch(engine::CancelToken cancel)
+{
+    g_interrupted = 0;
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    m_thread = std::thread([this, cancel] {
+        while (!m_done) {
+            if (g_interrupted)
+                cancel.cancel();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+}
+
+InterruptWatch::~InterruptWatch()
+{
+    m_done = true;
+    m_thread.join();
+}
+
+} // namespace lathe::cli
