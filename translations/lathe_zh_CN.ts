@@ -3776,6 +3776,102 @@ Loss: %5</source>
         <source>Learning-rate warm-up</source>
         <translation>学习率预热</translation>
     </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>RMSprop</source>
+        <translation>RMSprop</translation>
+    </message>
+    <message>
+        <source>Cross-entropy</source>
+        <translation>交叉熵</translation>
+    </message>
+    <message>
+        <source>Focal</source>
+        <translation>Focal</translation>
+    </message>
+    <message>
+        <source>Constant</source>
+        <translation>恒定</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>阶梯</translation>
+    </message>
+    <message>
+        <source>Multi-step</source>
+        <translation>多阶梯</translation>
+    </message>
+    <message>
+        <source>Exponential</source>
+        <translation>指数</translation>
+    </message>
+    <message>
+        <source>Cosine</source>
+        <translation>余弦</translation>
+    </message>
+    <message>
+        <source>Cosine with restarts</source>
+        <translation>带重启的余弦</translation>
+    </message>
+    <message>
+        <source>One-cycle</source>
+        <translation>One-cycle</translation>
+    </message>
+    <message>
+        <source>Reduce on plateau</source>
+        <translation>平台期降低</translation>
+    </message>
+    <message>
+        <source>Validation loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <source>Validation top-1</source>
+        <translation>验证 Top-1</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>FP32</source>
+        <translation>FP32</translation>
+    </message>
+    <message>
+        <source>BF16 (mixed)</source>
+        <translation>BF16（混合精度）</translation>
+    </message>
+    <message>
+        <source>FP16 (mixed)</source>
+        <translation>FP16（混合精度）</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Class weights</source>
+        <translation>类别权重</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Fixed views</source>
+        <translation>固定视图</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunOverlayPlot</name>
