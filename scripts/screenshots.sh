@@ -59,6 +59,9 @@ shot about light "" "mousemove 165 8 click 1 sleep 1 mousemove 212 30 click 1 sl
 shot main-window light "" - --demo-dir "$TMP/demo"
 shot main-window-dark dark "" - "$TMP/demo/project"
 shot main-window-zh_CN light zh_CN - "$TMP/demo/project"
+# Before any conversion or run: the next step each page offers; and the help viewer (F1).
+shot evaluate-next-step light "" "mousemove 40 197 click 1 sleep 4" "$TMP/demo/project"
+shot help-viewer light "" "key F1 sleep 4" "$TMP/demo/project"
 # A few bad files among the demo images, so the rejected list has something to show.
 images="$TMP/demo/fashion-mnist/train"
 if [ ! -f "$images/Sandal/copy.png" ]; then
@@ -78,7 +81,10 @@ shot data-shards light "" "mousemove 687 88 click 1 sleep 2 mousemove 772 497 cl
 # The model, training, runs and evaluation pages on the converted demo shards, after short
 # training runs from lathe-cli into the project's runs folder (the run folder is the contract).
 shot model light "" "mousemove 40 83 click 1 sleep 4" "$TMP/demo/project"
-shot train light "" "mousemove 40 121 click 1 sleep 8" "$TMP/demo/project"
+# Lathe's defaults offline: no pretrained weights (from scratch offered) and a long run (the
+# quick CPU recipe offered); then the Train page with that recipe taken.
+shot train-next-step light "" "mousemove 40 121 click 1 sleep 10" "$TMP/demo/project"
+shot train light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1246 400 click --repeat 20 4 sleep 1" "$TMP/demo/project"
 # train NAME ARGS...: a run of the demo shards into runs/NAME, unless it finished before.
 train() {
   local out="$TMP/demo/project/runs/$1"
@@ -105,8 +111,7 @@ shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep
 shot export light "" "mousemove 40 235 click 1 sleep 3 mousemove 670 50 click 1 sleep 1 key Down key Return sleep 2 \
   mousemove 213 139 click 1 mousemove 213 165 click 1 mousemove 213 191 click 1 mousemove 213 217 click 1 \
   mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 120" "$TMP/demo/project"
-# Last, as it adds a run to the project: a run started on the Train page (ResNet-18
-# from scratch, 32 pixels: down to "backbone default", then up two steps of 16), its curves arriving live.
-shot train-live light "" "mousemove 40 83 click 1 sleep 3 mousemove 257 105 click 1 sleep 1 mousemove 733 291 click 1 \
-  sleep 1 mousemove 40 121 click 1 sleep 3 mousemove 490 284 click 1 key --repeat 10 Page_Down key Up key Up sleep 1 mousemove 1043 50 click 1 \
-  sleep 14" "$TMP/demo/project"
+# Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
+# started there, its curves arriving live.
+shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \
+  sleep 25" "$TMP/demo/project"

@@ -27,6 +27,17 @@ Recipe quickCpuRecipe()
     return r;
 }
 
+bool Recipe::isFollowedBy(const nlohmann::json &runConfig) const
+{
+    const nlohmann::json leaves = config.flatten();
+    for (auto it = leaves.begin(); it != leaves.end(); ++it) {
+        const nlohmann::json::json_pointer path(it.key());
+        if (!runConfig.contains(path) || runConfig.at(path) != it.value())
+            return false;
+    }
+    return true;
+}
+
 Recipe recipeForMachine(int cudaDevices)
 {
     if (cudaDevices <= 0)

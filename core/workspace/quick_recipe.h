@@ -15,6 +15,9 @@ struct Recipe
     QString name;        // in the UI's language
     QString description; // what it is for and what it reaches, in the UI's language
     nlohmann::json config; // partial run config: "model" (arch, weights ""), "data" (image_size, augment), "optimizer", "schedule", ...
+
+    // Whether a run config already has every value this recipe sets (then offering it is no help).
+    bool isFollowedBy(const nlohmann::json &runConfig) const;
 };
 
 // For a machine without a CUDA GPU: chosen by measurement on 2 CPU cores (README: the first

@@ -93,6 +93,10 @@ private Q_SLOTS:
         QVERIFY(config["optimizer"]["epochs"] == recipe["optimizer"]["epochs"]);
         QVERIFY(config["optimizer"]["batch_size"] == recipe["optimizer"]["batch_size"]);
         QVERIFY(config["data"]["augment"] == recipe["data"]["augment"]);
+        QVERIFY(workspace::quickCpuRecipe().isFollowedBy(config)); // so the pre-flight never offers it again
+        nlohmann::json changed = config;
+        changed["optimizer"]["epochs"] = 7;
+        QVERIFY(!workspace::quickCpuRecipe().isFollowedBy(changed));
         QVERIFY(QFileInfo::exists(QDir(window.project()->folder()).filePath(QStringLiteral("recipe.json"))));
     }
 
@@ -153,7 +157,10 @@ private Q_SLOTS:
         auto *preflight = page->findChild<ui::PreflightPanel *>();
         page->imageSizeEdit()->setValue(64);
         auto *epochs = qobject_cast<QSpinBox *>(page->findChild<ui::RunConfigForm *>()->editor(QStringLiteral("optimizer.epochs")));
-        epochs->setValue(100000); // 30 images an epoch: only a huge epoch count makes it long
+        // 30 training images: batch 8 makes 3 real steps an epoch (a batch above 30 would leave no
+        // whole batch, and only validation to time), and only a huge epoch count makes it long.
+        qobject_cast<QSpinBox *>(page->findChild<ui::RunConfigForm *>()->editor(QStringLiteral("optimizer.batch_size")))->setValue(8);
+        epochs->setValue(100000);
         QTRY_VERIFY_WITH_TIMEOUT(preflight->timeEstimate() > 0, 120000);
         QVERIFY2(preflight->timeLabel()->text().contains(QStringLiteral("Time on this CPU")),
                  qPrintable(preflight->timeLabel()->text()));

@@ -273,7 +273,7 @@ void PreflightPanel::showTime(const engine::MemoryEstimate &e, const engine::Run
     }
     m_time->setText(text);
     // The recipe is offered where it helps: a long run that is not already the recipe.
-    m_recipe->setVisible(t.seconds > kOfferRecipeSeconds);
+    m_recipe->setVisible(t.seconds > kOfferRecipeSeconds && !workspace::quickCpuRecipe().isFollowedBy(m_config()));
 }
 
 } // namespace lathe::ui

@@ -575,7 +575,7 @@ QString RunConfigForm::fieldLabel(const QString &field)
         {QStringLiteral("schedule.min_lr"), QT_TR_NOOP("Minimum learning rate:")},
         {QStringLiteral("schedule.restart_epochs"), QT_TR_NOOP("Restart period (epochs):")},
         {QStringLiteral("schedule.restart_multiplier"), QT_TR_NOOP("Period multiplier:")},
-        {QStringLiteral("schedule.max_lr"), QT_TR_NOOP("Maximum learning rate:")},
+        {QStringLiteral("schedule.max_lr"), QT_TR_NOOP("Peak learning rate:")},
         {QStringLiteral("schedule.pct_start"), QT_TR_NOOP("Rising share (one-cycle):")},
         {QStringLiteral("schedule.div_factor"), QT_TR_NOOP("Initial divisor:")},
         {QStringLiteral("schedule.final_div_factor"), QT_TR_NOOP("Final divisor:")},

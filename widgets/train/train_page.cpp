@@ -112,9 +112,9 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     findDevices();
 }
 
-// Two columns at the top (what to train on | whether it can start), then the augmentation with
-// its preview, the forms (their groups wrap into as many columns as the width holds) and the
-// learning-rate curve: nothing wider than a 1280-pixel screen.
+// Two columns at the top (what to train on | whether it can start), then the forms (their groups
+// wrap into as many columns as the width holds; the advanced ones collapsed), the learning-rate
+// curve and the augmentation with its preview: nothing wider than a 1280-pixel screen.
 QWidget *TrainPage::buildSetupTab()
 {
     m_presets = new PresetPanel(this);
@@ -177,9 +177,9 @@ QWidget *TrainPage::buildSetupTab()
     auto *setup = new QWidget(this);
     auto *setupLayout = new QVBoxLayout(setup);
     setupLayout->addLayout(top);
-    setupLayout->addWidget(augment);
-    setupLayout->addWidget(m_form);
+    setupLayout->addWidget(m_form); // the basic settings first, the advanced ones collapsed
     setupLayout->addWidget(schedule);
+    setupLayout->addWidget(augment);
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(setup);
     scroll->setWidgetResizable(true);

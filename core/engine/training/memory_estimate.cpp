@@ -134,7 +134,9 @@ MemoryEstimate estimateTrainingMemory(const RunConfig &config, int numClasses)
     const auto fastestStep = [&](int batch) {
         using Clock = std::chrono::steady_clock;
         double fastest = 0, spent = 0;
-        for (int i = 0; i < 3 && spent < 0.5; ++i) {
+        // Five tries or a second: a program busy elsewhere (a page loading thumbnails) slows
+        // some steps several times over, and the fastest is the one the run will see.
+        for (int i = 0; i < 5 && spent < 1.0; ++i) {
             const Clock::time_point start = Clock::now();
             optimizer->zero_grad();
             forwardBackward(model, config, p.imageSize, batch, numClasses);
