@@ -3661,10 +3661,6 @@ Loss: %5</source>
         <translation>周期倍数：</translation>
     </message>
     <message>
-        <source>Maximum learning rate:</source>
-        <translation>最大学习率：</translation>
-    </message>
-    <message>
         <source>Rising share (one-cycle):</source>
         <translation>上升阶段占比（one-cycle）：</translation>
     </message>
@@ -3871,6 +3867,10 @@ Loss: %5</source>
     <message>
         <source>Fixed views</source>
         <translation>固定视图</translation>
+    </message>
+    <message>
+        <source>Peak learning rate:</source>
+        <translation>峰值学习率：</translation>
     </message>
 </context>
 <context>
