@@ -12,7 +12,7 @@ import re
 import sys
 
 AGREEING = re.compile(r"\b(are|were|is|was|has|have|them|they|these|those|it|its)\b")
-MESSAGE = re.compile(r'(<message numerus="yes">\s*<source>)(.*?)(</source>(?:(?!</message>).)*?)'
+MESSAGE = re.compile(r'(<message numerus="yes">\s*<source>)((?:(?!</source>).)*)(</source>(?:(?!</message>).)*?)'
                      r'<translation type="unfinished">\s*<numerusform></numerusform>\s*'
                      r'<numerusform></numerusform>\s*</translation>', re.S)
 

@@ -219,42 +219,8 @@ Predicted: %2
     <message numerus="yes">
         <source>about %n s</source>
         <translation>
-            <numerusform>True %1, predicted %2: %n image, highest loss first.&lt;/source&gt;
-        &lt;translation&gt;
-            &lt;numerusform&gt;True %1, predicted %2: %n image, highest loss first.&lt;/numerusform&gt;
-            &lt;numerusform&gt;True %1, predicted %2: %n images, highest loss first.&lt;/numerusform&gt;
-        &lt;/translation&gt;
-    &lt;/message&gt;
-    &lt;message numerus=&quot;yes&quot;&gt;
-        &lt;source&gt;All %n image, highest loss first.&lt;/source&gt;
-        &lt;translation&gt;
-            &lt;numerusform&gt;All %n image, highest loss first.&lt;/numerusform&gt;
-            &lt;numerusform&gt;All %n images, highest loss first.&lt;/numerusform&gt;
-        &lt;/translation&gt;
-    &lt;/message&gt;
-&lt;/context&gt;
-&lt;context&gt;
-    &lt;name&gt;lathe::ui::PreflightPanel&lt;/name&gt;
-    &lt;message numerus=&quot;yes&quot;&gt;
-        &lt;source&gt;about %n s</numerusform>
-            <numerusform>True %1, predicted %2: %n images, highest loss first.&lt;/source&gt;
-        &lt;translation&gt;
-            &lt;numerusform&gt;True %1, predicted %2: %n image, highest loss first.&lt;/numerusform&gt;
-            &lt;numerusform&gt;True %1, predicted %2: %n images, highest loss first.&lt;/numerusform&gt;
-        &lt;/translation&gt;
-    &lt;/message&gt;
-    &lt;message numerus=&quot;yes&quot;&gt;
-        &lt;source&gt;All %n images, highest loss first.&lt;/source&gt;
-        &lt;translation&gt;
-            &lt;numerusform&gt;All %n image, highest loss first.&lt;/numerusform&gt;
-            &lt;numerusform&gt;All %n images, highest loss first.&lt;/numerusform&gt;
-        &lt;/translation&gt;
-    &lt;/message&gt;
-&lt;/context&gt;
-&lt;context&gt;
-    &lt;name&gt;lathe::ui::PreflightPanel&lt;/name&gt;
-    &lt;message numerus=&quot;yes&quot;&gt;
-        &lt;source&gt;about %n s</numerusform>
+            <numerusform>about %n s</numerusform>
+            <numerusform>about %n s</numerusform>
         </translation>
     </message>
     <message numerus="yes">

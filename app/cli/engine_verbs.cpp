@@ -7,6 +7,7 @@
 #include "eval_verbs.h"
 #include "export_verbs.h"
 #include "finder_verbs.h"
+#include "tune_verbs.h"
 #include "model_verbs.h"
 #include "scan_verbs.h"
 #include "shard_verbs.h"
@@ -103,6 +104,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addBenchVerbs(app);
     addTrainVerbs(app, context);
     addFinderVerbs(app, context);
+    addTuneVerbs(app, context);
     addEvalVerbs(app, context);
 }
 

@@ -20,28 +20,6 @@
 namespace lathe::cli {
 namespace {
 
-// --data, --config and --set, as `train` takes them.
-struct RunArgs
-{
-    std::string data;
-    std::string config;
-    std::vector<std::string> set;
-
-    void add(CLI::App *cmd)
-    {
-        cmd->add_option("--data", data, "Converted dataset folder (with dataset.json); overrides data.shards");
-        cmd->add_option("--config", config, "Run config file (JSON), as `train --config` takes it");
-        cmd->add_option("--set", set, "Any run-config field, PATH=VALUE (e.g. optimizer.name=adamw); repeatable");
-    }
-    engine::RunConfig runConfig() const
-    {
-        nlohmann::json overrides = engine::runConfigOverrides(set);
-        if (!data.empty())
-            overrides["data.shards"] = data;
-        return runConfigFromArgs(config, overrides);
-    }
-};
-
 std::string number(const char *format, double v)
 {
     char buffer[64];

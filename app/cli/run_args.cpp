@@ -1,5 +1,7 @@
 #include "run_args.h"
 
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <csignal>
 
@@ -21,6 +23,21 @@ engine::RunConfig runConfigFromArgs(const std::string &configFile, const nlohman
     if (!overrides.empty())
         config = engine::applyRunConfigOverrides(config, overrides);
     return config;
+}
+
+void RunArgs::add(CLI::App *cmd)
+{
+    cmd->add_option("--data", data, "Converted dataset folder (with dataset.json); overrides data.shards");
+    cmd->add_option("--config", config, "Run config file (JSON), as `train --config` takes it");
+    cmd->add_option("--set", set, "Any run-config field, PATH=VALUE (e.g. optimizer.name=adamw); repeatable");
+}
+
+engine::RunConfig RunArgs::runConfig() const
+{
+    nlohmann::json overrides = engine::runConfigOverrides(set);
+    if (!data.empty())
+        overrides["data.shards"] = data;
+    return runConfigFromArgs(config, overrides);
 }
 
 InterruptWatch::InterruptWatch(engine::CancelToken cancel)

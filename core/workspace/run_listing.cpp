@@ -2,6 +2,7 @@
 
 #include "engine/run/run_events.h"
 #include "engine/run/run_layout.h"
+#include "engine/tune/study_state.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -32,12 +33,9 @@ QString datasetOf(const QString &runDir)
 QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
 {
     QVector<ListedRun> runs;
-    const QDir dir(runsDir);
-    for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+    const auto add = [&runs, detail](const QDir &parent, const QString &folder, const QString &name) {
         ListedRun run;
-        run.dir = QDir::cleanPath(dir.absoluteFilePath(name));
-        if (!engine::isRunFolder(run.dir.toStdString()))
-            continue;
+        run.dir = QDir::cleanPath(parent.absoluteFilePath(folder));
         run.name = name;
         try {
             run.info = engine::readRunInfo(run.dir.toStdString());
@@ -57,6 +55,20 @@ QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
             }
         }
         runs.append(run);
+    };
+    const QDir dir(runsDir);
+    for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        if (engine::isRunFolder(dir.filePath(name).toStdString())) {
+            add(dir, name, name);
+            continue;
+        }
+        // A study's trials are runs too, named study/trial.
+        const QDir study(dir.filePath(name));
+        if (!study.exists(QLatin1String(engine::kStudyFile)))
+            continue;
+        for (const QString &trial : study.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            if (engine::isRunFolder(study.filePath(trial).toStdString()))
+                add(study, trial, name + QLatin1Char('/') + trial);
     }
     return runs;
 }

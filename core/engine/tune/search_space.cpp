@@ -66,6 +66,15 @@ const json &requireRunConfigField(const std::string &path, const std::string &na
         if (message.compare(0, own.size(), own) == 0)
             reason = "unknown run-config field" + message.substr(own.size());
     }
+    // It names a field of the same section by its own name ("lr"): a space names it by its path.
+    const std::string mean = " (did you mean ";
+    const auto at = reason.find(mean), dot = name.rfind('.');
+    if (at != std::string::npos && dot != std::string::npos && reason.back() == ')') {
+        const std::string suggested = reason.substr(at + mean.size(), reason.size() - at - mean.size() - 2);
+        const std::string qualified = name.substr(0, dot + 1) + suggested;
+        if (suggested.find('.') == std::string::npos && fields.count(qualified))
+            reason = reason.substr(0, at) + mean + qualified + "?)";
+    }
     fail(path, reason);
 }
 

@@ -8,6 +8,7 @@
 #include "fake_runs.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -87,6 +88,28 @@ private Q_SLOTS:
         QCOMPARE(listed.size(), 2);
         QCOMPARE(listed.at(0).dataset, QStringLiteral("flowers"));
         QCOMPARE(listed.at(1).dataset, QString());
+    }
+
+    // A study's trials are runs of the runs folder too, named study/trial; a folder that is
+    // neither a run nor a study is not listed, nor what a study holds beside its trials.
+    void studyTrialsAreListed()
+    {
+        QTemporaryDir tmp;
+        const QDir runs(tmp.filePath(QStringLiteral("runs")));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("a-run"))));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("study-1/trial-0000"))));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("study-1/trial-0001"))));
+        QVERIFY(runs.mkpath(QStringLiteral("study-1/notes")));
+        QFile studyFile(runs.filePath(QStringLiteral("study-1/study.json")));
+        QVERIFY(studyFile.open(QIODevice::WriteOnly));
+        studyFile.write("{}");
+        studyFile.close();
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("not-a-study/trial-0000"))));
+        QStringList names;
+        for (const ListedRun &run : listRuns(runs.path()))
+            names << run.name;
+        QCOMPARE(names, (QStringList{QStringLiteral("a-run"), QStringLiteral("study-1/trial-0000"),
+                                     QStringLiteral("study-1/trial-0001")}));
     }
 
     // A run is worth evaluating once it has a checkpoint and finished or completed an epoch; the

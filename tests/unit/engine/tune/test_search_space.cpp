@@ -138,7 +138,7 @@ TEST(SearchSpace, ErrorsNameTheField)
 
     // Unknown fields, with the run config's suggestion.
     EXPECT_EQ(spaceError(withParam("optimizer.learnig_rate", {{"type", "uniform"}, {"low", 0.01}, {"high", 0.1}})),
-              "space.params.\"optimizer.learnig_rate\": unknown run-config field (did you mean lr?)");
+              "space.params.\"optimizer.learnig_rate\": unknown run-config field (did you mean optimizer.lr?)");
     EXPECT_EQ(spaceError(withParam("optimizer", {{"type", "choice"}, {"values", {1}}})),
               "space.params.\"optimizer\": is a section, not a field: name one of its fields, e.g. optimizer.accumulate_steps");
 
@@ -266,7 +266,7 @@ TEST(SearchSpace, AppliesTrialParamsToARunConfig)
     EXPECT_EQ(config.schedule.name, "step");
 
     EXPECT_EQ(errorOf([&] { engine::applyTrialParams(base, {{"optimizer.learnig_rate", 0.1}}); }),
-              "params.\"optimizer.learnig_rate\": unknown run-config field (did you mean lr?)");
+              "params.\"optimizer.learnig_rate\": unknown run-config field (did you mean optimizer.lr?)");
     EXPECT_EQ(errorOf([&] { engine::applyTrialParams(base, {{"nonsense", 1}}); }),
               "params.\"nonsense\": unknown run-config field");
     EXPECT_EQ(errorOf([&] { engine::applyTrialParams({{"optimizer", 3}}, {{"optimizer.lr", 0.1}}); }),
