@@ -111,6 +111,11 @@ shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep
 shot export light "" "mousemove 40 235 click 1 sleep 3 mousemove 670 50 click 1 sleep 1 key Down key Return sleep 2 \
   mousemove 213 139 click 1 mousemove 213 165 click 1 mousemove 213 191 click 1 mousemove 213 217 click 1 \
   mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 120" "$TMP/demo/project"
+# The learning-rate finder on the quick CPU recipe's settings: a real range test (nothing is
+# written), its curve with the valley and steepest-descent suggestions beside the schedule's.
+shot train-lr-finder light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 \
+  mousemove 1246 400 click --repeat 3 5 sleep 1 mousemove 792 495 click 1 sleep 90 \
+  mousemove 1246 400 click --repeat 3 5 sleep 1 mousemove 640 790" "$TMP/demo/project"
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.
 shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \

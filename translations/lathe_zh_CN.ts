@@ -2580,6 +2580,145 @@ True: %2, predicted: %3 (loss %4)</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::LrFinderPanel</name>
+    <message>
+        <source>Learning-Rate Finder</source>
+        <translation>学习率查找器</translation>
+    </message>
+    <message>
+        <source>Find Learning Rate</source>
+        <translation>查找学习率</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Learning-rate finder&lt;/b&gt;&lt;/p&gt;&lt;p&gt;A learning-rate range test (Smith 2015; fastai&apos;s lr_find): real training steps of the current settings from the model&apos;s initial weights, the learning rate growing exponentially from 1e-7 to 10, stopped once the smoothed loss exceeds four times its lowest. A good learning rate lies where the loss falls fastest, before the minimum: &lt;i&gt;valley&lt;/i&gt; (fastai&apos;s default) is about halfway down the longest descent, &lt;i&gt;steepest&lt;/i&gt; where the smoothed loss falls fastest. Nothing is written to disk; the settings change only when you click Use.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;学习率查找器&lt;/b&gt;&lt;/p&gt;&lt;p&gt;学习率范围测试（Smith 2015；fastai 的 lr_find）：以当前设置从模型的初始权重开始进行真实的训练步，学习率从 1e-7 指数增长到 10，当平滑损失超过其最低值的四倍时停止。好的学习率位于损失下降最快之处、在最低点之前：&lt;i&gt;谷值&lt;/i&gt;（fastai 的默认）大约在最长下降段的中点，&lt;i&gt;最陡&lt;/i&gt;是平滑损失下降最快的位置。不会向磁盘写入任何内容；只有点击“使用”时设置才会改变。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Train a few steps with a growing learning rate and suggest one (nothing is saved).</source>
+        <translation>以逐渐增大的学习率训练若干步并给出建议（不保存任何内容）。</translation>
+    </message>
+    <message>
+        <source>Stop the test; the settings stay as they are.</source>
+        <translation>停止测试；设置保持不变。</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> 步</translation>
+    </message>
+    <message>
+        <source>Optimizer steps of the test, one per learning rate; it stops earlier when the loss diverges.</source>
+        <translation>测试的优化器步数，每个学习率一步；损失发散时会提前停止。</translation>
+    </message>
+    <message>
+        <source>Runs the current settings for a few steps with a growing learning rate.</source>
+        <translation>以逐渐增大的学习率按当前设置运行若干步。</translation>
+    </message>
+    <message>
+        <source>Set the learning rate to the valley suggestion (fastai&apos;s default).</source>
+        <translation>将学习率设为谷值建议（fastai 的默认）。</translation>
+    </message>
+    <message>
+        <source>Set the learning rate to the steepest-descent suggestion.</source>
+        <translation>将学习率设为最陡下降建议。</translation>
+    </message>
+    <message>
+        <source>Learning rate (log scale)</source>
+        <translation>学习率（对数坐标）</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>smoothed loss</source>
+        <translation>平滑损失</translation>
+    </message>
+    <message>
+        <source>There are no settings to test.</source>
+        <translation>没有可测试的设置。</translation>
+    </message>
+    <message>
+        <source>Jobs cannot run here.</source>
+        <translation>此处无法运行任务。</translation>
+    </message>
+    <message>
+        <source>Cannot test: %1</source>
+        <translation>无法测试：%1</translation>
+    </message>
+    <message>
+        <source>Starting the test…</source>
+        <translation>正在开始测试…</translation>
+    </message>
+    <message>
+        <source>Cancelling after the current step…</source>
+        <translation>将在当前步之后取消…</translation>
+    </message>
+    <message>
+        <source>stopped at step %1 of %2, where the loss diverged</source>
+        <translation>在第 %1 步（共 %2 步）停止，损失在此发散</translation>
+    </message>
+    <message>
+        <source>stopped at step %1 of %2: the loss was not a number</source>
+        <translation>在第 %1 步（共 %2 步）停止：损失不是数值</translation>
+    </message>
+    <message>
+        <source>%1 steps</source>
+        <translation>%1 步</translation>
+    </message>
+    <message>
+        <source>Tested on %1 with batch %2: %3. Nothing was saved.</source>
+        <translation>在 %1 上以批大小 %2 测试：%3。未保存任何内容。</translation>
+    </message>
+    <message>
+        <source>Cancelled; the settings are unchanged.</source>
+        <translation>已取消；设置未改变。</translation>
+    </message>
+    <message>
+        <source>The test failed: %1</source>
+        <translation>测试失败：%1</translation>
+    </message>
+    <message>
+        <source>valley %1</source>
+        <translation>谷值 %1</translation>
+    </message>
+    <message>
+        <source>steepest %1</source>
+        <translation>最陡 %1</translation>
+    </message>
+    <message>
+        <source>Use %1</source>
+        <translation>使用 %1</translation>
+    </message>
+    <message>
+        <source>Use %1 (steepest)</source>
+        <translation>使用 %1（最陡）</translation>
+    </message>
+    <message>
+        <source>No suggestion yet.</source>
+        <translation>暂无建议。</translation>
+    </message>
+    <message>
+        <source>No suggestion: too few steps before the loss diverged. Raise the steps.</source>
+        <translation>没有建议：损失发散前的步数太少。请增加步数。</translation>
+    </message>
+    <message>
+        <source>steepest descent %1</source>
+        <translation>最陡下降 %1</translation>
+    </message>
+    <message>
+        <source>Suggested learning rate: %1.</source>
+        <translation>建议的学习率：%1。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::LrSchedulePreview</name>
     <message>
         <source>Optimizer step</source>
@@ -4465,6 +4604,18 @@ Index: %2</source>
         <source>there are no shards to train on yet: convert a dataset to shards on the Data page first.</source>
         <translation>还没有可用于训练的分片：请先在数据页将数据集转换为分片。</translation>
     </message>
+    <message>
+        <source>Learning rate set to %1 from the finder.</source>
+        <translation>已根据查找器将学习率设为 %1。</translation>
+    </message>
+    <message>
+        <source>The learning-rate finder is running: wait for it or cancel it.</source>
+        <translation>学习率查找器正在运行：请等待其完成或取消。</translation>
+    </message>
+    <message>
+        <source>A run is training; find the learning rate when it has ended.</source>
+        <translation>有运行正在训练；请在其结束后再查找学习率。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::TrainingCurves</name>
@@ -4877,6 +5028,21 @@ Index: %2</source>
     <message>
         <source>unexpected error</source>
         <translation>意外错误</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::LrFindJob</name>
+    <message>
+        <source>Finding the learning rate</source>
+        <translation>正在查找学习率</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: learning rate %3</source>
+        <translation>第 %1 步（共 %2 步）：学习率 %3</translation>
+    </message>
+    <message>
+        <source>Building the model…</source>
+        <translation>正在构建模型…</translation>
     </message>
 </context>
 <context>

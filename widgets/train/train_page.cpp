@@ -10,6 +10,7 @@
 #include "train/augmentation_editor.h"
 #include "train/augmentation_preview_grid.h"
 #include "train/device_picker.h"
+#include "train/lr_finder_panel.h"
 #include "train/lr_schedule_preview.h"
 #include "train/preflight_panel.h"
 #include "train/preset_panel.h"
@@ -167,6 +168,19 @@ QWidget *TrainPage::buildSetupTab()
     auto *scheduleLayout = new QVBoxLayout(schedule);
     scheduleLayout->addWidget(m_lrPreview);
 
+    // The range test of the settings Start would use; Use puts its suggestion into the form.
+    m_lrFinder = new LrFinderPanel(m_jobs, this);
+    m_lrFinder->setSources([this] { return runConfig(); }, [this] { return preflight(); });
+    connect(m_lrFinder, &LrFinderPanel::learningRateChosen, this, [this](double lr) {
+        m_form->setValues({{"optimizer", {{"lr", lr}}}});
+        m_status->setText(tr("Learning rate set to %1 from the finder.").arg(LrFinderPanel::formatLr(lr)));
+    });
+    connect(m_lrFinder, &LrFinderPanel::started, this, &TrainPage::updateButtons);
+    connect(m_lrFinder, &LrFinderPanel::ended, this, &TrainPage::updateButtons);
+    auto *learningRate = new QHBoxLayout;
+    learningRate->addWidget(schedule, 1);
+    learningRate->addWidget(m_lrFinder, 1);
+
     auto *top = new QHBoxLayout;
     auto *topLeft = new QVBoxLayout;
     topLeft->addWidget(m_presets);
@@ -178,7 +192,7 @@ QWidget *TrainPage::buildSetupTab()
     auto *setupLayout = new QVBoxLayout(setup);
     setupLayout->addLayout(top);
     setupLayout->addWidget(m_form); // the basic settings first, the advanced ones collapsed
-    setupLayout->addWidget(schedule);
+    setupLayout->addLayout(learningRate);
     setupLayout->addWidget(augment);
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(setup);
@@ -501,6 +515,8 @@ PreflightProblem TrainPage::preflightProblem() const
         return {tr("Open a project first."), Next::None};
     if (m_job)
         return {tr("A run is already going on."), Next::None};
+    if (m_lrFinder && m_lrFinder->isRunning())
+        return {tr("The learning-rate finder is running: wait for it or cancel it."), Next::None};
     const QString shards = m_dataset->currentData().toString();
     if (shards.isEmpty())
         return {tr("there are no shards to train on yet: convert a dataset to shards on the Data page first."),
@@ -627,7 +643,8 @@ void TrainPage::jobEnded(const QString &state, const QString &message)
 void TrainPage::updateButtons()
 {
     const bool running = m_job != nullptr;
-    m_start->setEnabled(!running && m_project != nullptr);
+    m_start->setEnabled(!running && m_project != nullptr && !m_lrFinder->isRunning());
+    m_lrFinder->setBlocked(running ? tr("A run is training; find the learning rate when it has ended.") : QString());
     m_pause->setEnabled(running);
     m_stop->setEnabled(running);
     m_pause->setText(running && m_job->isPaused() ? tr("Resume") : tr("Pause"));

@@ -29,6 +29,7 @@ namespace lathe::ui {
 class AugmentationEditor;
 class AugmentationPreviewGrid;
 class DevicePicker;
+class LrFinderPanel;
 class LrSchedulePreview;
 class PresetPanel;
 class RunConfigForm;
@@ -92,6 +93,8 @@ public:
     QSpinBox *imageSizeEdit() const { return m_imageSize; }
     RunConfigForm *form() const { return m_form; }
     LrSchedulePreview *lrPreview() const { return m_lrPreview; }
+    // The learning-rate finder beside the schedule's curve: its Use buttons set optimizer.lr.
+    LrFinderPanel *lrFinderPanel() const { return m_lrFinder; }
     TrainingCurves *curves() const;
     QPushButton *startButton() const { return m_start; }
     QPushButton *pauseButton() const { return m_pause; }
@@ -164,6 +167,7 @@ private:
     AugmentationPreviewGrid *m_preview = nullptr;
     RunConfigForm *m_form = nullptr;
     LrSchedulePreview *m_lrPreview = nullptr;
+    LrFinderPanel *m_lrFinder = nullptr;
     // Live tab.
     TrainingLivePanel *m_live = nullptr;
 };
