@@ -10,6 +10,7 @@
 #include "tune_verbs.h"
 #include "model_verbs.h"
 #include "scan_verbs.h"
+#include "serve_verbs.h"
 #include "shard_verbs.h"
 #include "train_verbs.h"
 
@@ -106,6 +107,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addFinderVerbs(app, context);
     addTuneVerbs(app, context);
     addEvalVerbs(app, context);
+    addServeVerbs(app, context);
 }
 
 } // namespace lathe::cli

@@ -36,6 +36,7 @@ struct TuneArgs
     int parallel = 1;
     std::string devices;
     long long seed = -1;
+    int startupTrials = 0;
     bool resume = false;
 };
 
@@ -162,6 +163,12 @@ std::unique_ptr<engine::Study> createFromArgs(const TuneArgs &a)
     engine::StrategyConfig strategy = engine::strategyFromName(a.strategy);
     if (a.seed >= 0)
         strategy.seed = std::uint64_t(a.seed);
+    if (a.startupTrials > 0) {
+        if (strategy.sampler != "tpe")
+            throw engine::EngineError("tune: --startup-trials is TPE's setting (the strategy's sampler is " +
+                                      strategy.sampler + ")");
+        strategy.samplerOptions["n_startup_trials"] = a.startupTrials;
+    }
     const engine::RunConfig base = a.run.runConfig();
     return engine::createStudy(a.out, engine::runConfigToJson(base), space, strategy);
 }
@@ -189,6 +196,8 @@ void addTune(CLI::App &app, CliContext &context)
     cmd->add_option("--devices", a->devices, "One device per parallel trial, comma-separated (cuda:0,cuda:1); "
                                              "default: the run config's devices");
     cmd->add_option("--seed", a->seed, "The strategy's seed (default 0)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--startup-trials", a->startupTrials, "TPE: the first trials drawn at random before it models the "
+                                                          "results (default 10)")->check(CLI::Range(1, 100000));
     cmd->add_flag("--resume", a->resume, "Continue the study in --out: running trials from their checkpoints, then "
                                          "new ones");
     cmd->callback([&context, a] {

@@ -20,6 +20,7 @@
 #include "shell/job_list_model.h"
 #include "shell/jobs_panel.h"
 #include "shell/main_window.h"
+#include "tune/tune_page.h"
 #include "train/lr_schedule_preview.h"
 #include "train/run_config_form.h"
 #include "train/train_page.h"
@@ -148,7 +149,8 @@ private Q_SLOTS:
         QCOMPARE(list->count(), int(MainWindow::PageCount));
         QVERIFY(list->isVisible());
         const QStringList titles = {QStringLiteral("Data"), QStringLiteral("Model"), QStringLiteral("Train"),
-                                    QStringLiteral("Runs"), QStringLiteral("Evaluate"), QStringLiteral("Export")};
+                                    QStringLiteral("Tune"), QStringLiteral("Runs"), QStringLiteral("Evaluate"),
+                                    QStringLiteral("Export")};
         for (int i = 0; i < MainWindow::PageCount; ++i) {
             // Click the entry as a user would.
             const QRect rect = list->visualItemRect(list->item(i));
@@ -167,6 +169,10 @@ private Q_SLOTS:
             }
             if (i == MainWindow::TrainPage) {
                 QCOMPARE(page, window.trainPage());
+                continue;
+            }
+            if (i == MainWindow::TunePage) {
+                QCOMPARE(page, window.tunePage());
                 continue;
             }
             if (i == MainWindow::RunsPage) {

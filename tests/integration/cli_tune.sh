@@ -122,6 +122,10 @@ expect_contains "$err" "optimizer.lr" "suggestion for the misspelt field"
 err=$("$CLI" tune --data "$WORK/shards" --config "$WORK/run.json" --space "$WORK/space.json" --out "$WORK/study" 2>&1) &&
     fail "a second study in one folder must be refused"
 expect_contains "$err" "a study exists here already" "existing study"
+err=$("$CLI" tune --data "$WORK/shards" --config "$WORK/run.json" --space "$WORK/space.json" --out "$WORK/random" \
+    --strategy random --startup-trials 3 2>&1) && fail "--startup-trials without TPE must be refused"
+expect_contains "$err" "--startup-trials is TPE's setting" "startup trials need TPE"
+[ ! -e "$WORK/random/study.json" ] || fail "a refused strategy leaves no study"
 err=$("$CLI" tune --out "$WORK/nothing" --resume 2>&1) && fail "resuming no study must fail"
 expect_contains "$err" "study.json" "missing study named"
 echo "cli tune: all passed"

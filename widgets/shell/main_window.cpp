@@ -14,6 +14,7 @@
 #include "shell/new_project_dialog.h"
 #include "shell/welcome_page.h"
 #include "train/train_page.h"
+#include "tune/tune_page.h"
 #include "workspace/demo_project_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
@@ -106,6 +107,10 @@ void MainWindow::buildPages()
     connect(m_modelPage, &ui::ModelPage::specChanged, m_trainPage, &ui::TrainPage::modelChanged);
     m_pageList->addItem(tr("Train"));
     m_pages->addWidget(m_trainPage);
+    m_tunePage = new ui::TunePage(m_jobs, m_pages);
+    m_tunePage->setBaseConfigProvider([this] { return m_trainPage->runConfig(); });
+    m_pageList->addItem(tr("Tune"));
+    m_pages->addWidget(m_tunePage);
     m_runsPage = new ui::RunsPage(m_pages);
     m_pageList->addItem(tr("Runs"));
     m_pages->addWidget(m_runsPage);
@@ -129,6 +134,15 @@ void MainWindow::buildPages()
     m_pageList->addItem(tr("Export"));
     m_pages->addWidget(m_exportPage);
     connect(m_trainPage, &ui::TrainPage::runEnded, m_exportPage, &ui::ExportPage::refreshRuns);
+    // A study's trials are runs: the pages that list runs hear of them.
+    connect(m_tunePage, &ui::TunePage::studyStarted, m_runsPage, &ui::RunsPage::refresh);
+    connect(m_tunePage, &ui::TunePage::studyEnded, m_runsPage, &ui::RunsPage::refresh);
+    connect(m_tunePage, &ui::TunePage::studyEnded, m_evaluatePage, &ui::EvaluatePage::refreshRuns);
+    connect(m_tunePage, &ui::TunePage::studyEnded, m_exportPage, &ui::ExportPage::refreshRuns);
+    connect(m_tunePage, &ui::TunePage::trainRequested, this, [this](const nlohmann::json &config) {
+        m_trainPage->applyConfig(config);
+        showPage(TrainPage);
+    });
     connect(m_runsPage, &ui::RunsPage::evaluateCheckpointRequested, this, [this](const QString &runDir, const QString &file) {
         m_evaluatePage->selectCheckpoint(runDir, file);
         showPage(EvaluatePage);
@@ -341,6 +355,7 @@ void MainWindow::setPagesProject(Project *project)
     m_dataPage->setProject(project);
     m_modelPage->setProject(project);
     m_trainPage->setProject(project);
+    m_tunePage->setProject(project);
     m_runsPage->setProject(project);
     m_evaluatePage->setProject(project);
     m_exportPage->setProject(project);

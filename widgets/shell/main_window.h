@@ -26,17 +26,18 @@ class ExportPage;
 class ModelPage;
 class RunsPage;
 class TrainPage;
+class TunePage;
 class JobsPanel;
 class WelcomePage;
 
-// The workbench: a page list (Data, Model, Train, Runs, Evaluate, Export) beside the
+// The workbench: a page list (Data, Model, Train, Tune, Runs, Evaluate, Export) beside the
 // current page, the jobs panel below, project and settings menus, and a status bar.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 
 public:
-    enum Page { DataPage, ModelPage, TrainPage, RunsPage, EvaluatePage, ExportPage, PageCount };
+    enum Page { DataPage, ModelPage, TrainPage, TunePage, RunsPage, EvaluatePage, ExportPage, PageCount };
 
     explicit MainWindow(workspace::Settings *settings, QWidget *parent = nullptr);
     ~MainWindow() override;
@@ -61,6 +62,7 @@ public:
     ui::DataPage *dataPage() const { return m_dataPage; }
     ui::ModelPage *modelPage() const { return m_modelPage; }
     ui::TrainPage *trainPage() const { return m_trainPage; }
+    ui::TunePage *tunePage() const { return m_tunePage; }
     ui::RunsPage *runsPage() const { return m_runsPage; }
     ui::EvaluatePage *evaluatePage() const { return m_evaluatePage; }
     ui::ExportPage *exportPage() const { return m_exportPage; }
@@ -101,6 +103,7 @@ private:
     ui::DataPage *m_dataPage = nullptr;
     ui::ModelPage *m_modelPage = nullptr;
     ui::TrainPage *m_trainPage = nullptr;
+    ui::TunePage *m_tunePage = nullptr;
     ui::RunsPage *m_runsPage = nullptr;
     ui::EvaluatePage *m_evaluatePage = nullptr;
     ui::ExportPage *m_exportPage = nullptr;

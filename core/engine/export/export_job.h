@@ -66,4 +66,9 @@ struct OnnxPredictOptions
 };
 nlohmann::json predictWithOnnx(const OnnxPredictOptions &options);
 
+// An exported float ONNX file (Lathe's FP32 graph, no QDQ) as a TorchScript archive at ptPath
+// (writeTorchScriptFromOnnx): how `lathe-cli serve` runs an export that holds only model.onnx.
+// Throws EngineError naming the file and the operator it cannot translate.
+void onnxFileToTorchScript(const std::string &onnxPath, const std::string &ptPath);
+
 } // namespace lathe::engine

@@ -3,6 +3,7 @@
 // (BatchNorm folded, evaluation semantics) is turned into that source op by op, and its
 // initializers become the module's buffers, so the .pt file loads in Python and LibTorch alike.
 
+#include "engine/export/export_job.h"
 #include "engine/export/onnx_export.h"
 #include "engine/export/onnx_graph.h"
 
@@ -175,6 +176,16 @@ void writeTorchScriptFromOnnx(const onnx::ModelProto &model, const std::string &
         module.save(path);
     } catch (const c10::Error &e) {
         throw EngineError("TorchScript export: " + std::string(e.what_without_backtrace()));
+    }
+}
+
+void onnxFileToTorchScript(const std::string &onnxPath, const std::string &ptPath)
+{
+    try {
+        writeTorchScriptFromOnnx(readOnnxFile(onnxPath), ptPath);
+    } catch (const EngineError &e) {
+        const std::string what = e.what();
+        throw EngineError(what.rfind(onnxPath, 0) == 0 ? what : onnxPath + ": " + what);
     }
 }
 
