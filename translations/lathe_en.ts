@@ -249,6 +249,54 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::ui::StudyCharts</name>
+    <message numerus="yes">
+        <source>Needs %n completed trial(s) to estimate how much each parameter matters (%1 so far).</source>
+        <translation>
+            <numerusform>Needs %n completed trial to estimate how much each parameter matters (%1 so far).</numerusform>
+            <numerusform>Needs %n completed trials to estimate how much each parameter matters (%1 so far).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n completed trial(s) reached the same metric: no parameter explains any difference yet.</source>
+        <translation>
+            <numerusform>All %n completed trial reached the same metric: no parameter explains any difference yet.</numerusform>
+            <numerusform>All %n completed trials reached the same metric: no parameter explains any difference yet.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The share of the metric&apos;s variance each parameter explains on its own, over %n completed trial(s): a main-effect variance decomposition (η²), a simplification of fANOVA&apos;s first-order terms, not fANOVA itself. Effects that only appear when parameters act together are not counted, and with few trials even an irrelevant parameter explains a little.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>How much each parameter matters will appear here after %n completed trial(s).</source>
+        <translation>
+            <numerusform>How much each parameter matters will appear here after %n completed trial.</numerusform>
+            <numerusform>How much each parameter matters will appear here after %n completed trials.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TunePage</name>
+    <message numerus="yes">
+        <source>%n trial(s)</source>
+        <translation>
+            <numerusform>%n trial</numerusform>
+            <numerusform>%n trials</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s) stopped while running: Continue Study resumes them</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::DatasetWarnings</name>
     <message numerus="yes">
         <source>Split &quot;%1&quot; is tiny: %2 images for %n class(es), fewer than %3 per class; a model trained on so few learns little that holds for new images.</source>
@@ -283,6 +331,16 @@ Predicted: %2
         <translation>
             <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch; the last, partial batch is dropped).</numerusform>
             <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batches; the last, partial batch is dropped).</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::TuneJob</name>
+    <message numerus="yes">
+        <source>%n trial(s) ended</source>
+        <translation>
+            <numerusform>%n trial ended</numerusform>
+            <numerusform>%n trials ended</numerusform>
         </translation>
     </message>
 </context>

@@ -2915,6 +2915,10 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Recipe &quot;%1&quot; chosen: %2</source>
         <translation>已选择方案“%1”：%2</translation>
     </message>
+    <message>
+        <source>Tune</source>
+        <translation>调优</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ModelPage</name>
@@ -4346,6 +4350,65 @@ annotations.json：%2</translation>
     </message>
 </context>
 <context>
+    <name>lathe::ui::SearchSpaceEditor</name>
+    <message>
+        <source>Vary</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <source>Searched as</source>
+        <translation>搜索方式</translation>
+    </message>
+    <message>
+        <source>From / values</source>
+        <translation>起点 / 取值</translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation>终点</translation>
+    </message>
+    <message>
+        <source>Vary this field in the study; unticked, every trial keeps the Train page&apos;s value.</source>
+        <translation>在研究中变化此字段；不勾选时，每个试验保留训练页的值。</translation>
+    </message>
+    <message>
+        <source>Log-uniform</source>
+        <translation>对数均匀</translation>
+    </message>
+    <message>
+        <source>Uniform</source>
+        <translation>均匀</translation>
+    </message>
+    <message>
+        <source>Integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>Integer, log scale</source>
+        <translation>整数，对数刻度</translation>
+    </message>
+    <message>
+        <source>Choice</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>Values separated by commas.</source>
+        <translation>用逗号分隔的取值。</translation>
+    </message>
+    <message>
+        <source>Values separated by commas, out of: %1</source>
+        <translation>用逗号分隔的取值，可选：%1</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::ShardCountsModel</name>
     <message>
         <source>Total</source>
@@ -4418,6 +4481,177 @@ Index: %2</source>
     <message>
         <source>LR multiplier</source>
         <translation>学习率倍数</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::StudyCharts</name>
+    <message>
+        <source>%1 (%)</source>
+        <translation>%1（%）</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>completed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>pruned</source>
+        <translation>已剪枝</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Share of the explained variance (%)</source>
+        <translation>解释方差的占比（%）</translation>
+    </message>
+    <message>
+        <source>Best so far</source>
+        <translation>目前最佳</translation>
+    </message>
+    <message>
+        <source>Learning curves</source>
+        <translation>学习曲线</translation>
+    </message>
+    <message>
+        <source>Parallel coordinates</source>
+        <translation>平行坐标</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>The metric of each finished trial and the best value so far.</source>
+        <translation>每个已结束试验的指标及目前的最佳值。</translation>
+    </message>
+    <message>
+        <source>Each trial&apos;s metric after every epoch.</source>
+        <translation>每个试验在每一轮之后的指标。</translation>
+    </message>
+    <message>
+        <source>Each finished trial&apos;s parameters and metric, one line per trial.</source>
+        <translation>每个已结束试验的参数和指标，每个试验一条线。</translation>
+    </message>
+    <message>
+        <source>How much of the metric&apos;s variation each parameter explains on its own.</source>
+        <translation>每个参数单独能解释多少指标的变化。</translation>
+    </message>
+    <message>
+        <source>Validation top-1</source>
+        <translation>验证 top-1</translation>
+    </message>
+    <message>
+        <source>Validation loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <source>Training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>Training top-1</source>
+        <translation>训练 top-1</translation>
+    </message>
+    <message>
+        <source>Completed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Pruned</source>
+        <translation>已剪枝</translation>
+    </message>
+    <message>
+        <source>The metric of each finished trial will appear here.</source>
+        <translation>每个已结束试验的指标将显示在这里。</translation>
+    </message>
+    <message>
+        <source>Trial %1</source>
+        <translation>试验 %1</translation>
+    </message>
+    <message>
+        <source>Best: trial %1</source>
+        <translation>最佳：试验 %1</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Each trial&apos;s metric after every epoch will appear here.</source>
+        <translation>每个试验在每一轮之后的指标将显示在这里。</translation>
+    </message>
+    <message>
+        <source>One line per finished trial, through its parameters and metric, will appear here.</source>
+        <translation>每个已结束试验将以一条穿过其参数和指标的线显示在这里。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Needs %n completed trial(s) to estimate how much each parameter matters (%1 so far).</source>
+        <translation>
+            <numerusform>需要 %n 个已完成的试验才能估计每个参数的重要性（目前 %1 个）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The search space has no parameters.</source>
+        <translation>搜索空间没有参数。</translation>
+    </message>
+    <message numerus="yes">
+        <source>All %n completed trial(s) reached the same metric: no parameter explains any difference yet.</source>
+        <translation>
+            <numerusform>全部 %n 个已完成试验的指标相同：还没有参数能解释差异。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The share of the metric&apos;s variance each parameter explains on its own, over %n completed trial(s): a main-effect variance decomposition (η²), a simplification of fANOVA&apos;s first-order terms, not fANOVA itself. Effects that only appear when parameters act together are not counted, and with few trials even an irrelevant parameter explains a little.</source>
+        <translation>
+            <numerusform>基于 %n 个已完成试验，每个参数单独解释的指标方差占比：主效应方差分解（η²），是 fANOVA 一阶项的简化，而非 fANOVA 本身。只在参数共同作用时出现的效应不计入；试验很少时，即使无关的参数也会解释一点。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>How much each parameter matters will appear here after %n completed trial(s).</source>
+        <translation>
+            <numerusform>有 %n 个已完成试验后，这里将显示每个参数的重要性。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Trial %1 (%2)</source>
+        <translation>试验 %1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 after epoch %2: %3</source>
+        <translation>%1，第 %2 轮后：%3</translation>
+    </message>
+    <message>
+        <source>%1: %2 (epoch %3, when pruned)</source>
+        <translation>%1：%2（第 %3 轮，剪枝时）</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1 = %2</source>
+        <translation>%1 = %2</translation>
     </message>
 </context>
 <context>
@@ -4757,6 +4991,336 @@ Index: %2</source>
     <message>
         <source>%1 at epoch %2, step %3: press Resume to continue.</source>
         <translation>%1（第 %2 轮，第 %3 步）：点击“继续”以继续。</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TrialTableModel</name>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>completed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>pruned</source>
+        <translation>已剪枝</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Run folder: %1</source>
+        <translation>运行文件夹：%1</translation>
+    </message>
+    <message>
+        <source>running: epoch %1, step %2 of %3</source>
+        <translation>运行中：第 %1 轮，第 %2 / %3 步</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>试验</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Rung</source>
+        <translation>级</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::TunePage</name>
+    <message>
+        <source>Study</source>
+        <translation>研究</translation>
+    </message>
+    <message>
+        <source>A new study, or one of the project&apos;s studies to watch or continue.</source>
+        <translation>新建研究，或选择项目中已有的研究以查看或继续。</translation>
+    </message>
+    <message>
+        <source>Study:</source>
+        <translation>研究：</translation>
+    </message>
+    <message>
+        <source>The folder of the new study inside the project&apos;s runs folder.</source>
+        <translation>新研究在项目运行文件夹中的文件夹名。</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Every trial starts from the Train page&apos;s settings (dataset, model, augmentation, optimiser); the fields ticked below vary.</source>
+        <translation>每个试验都从训练页的设置（数据集、模型、数据增强、优化器）开始；下方勾选的字段会变化。</translation>
+    </message>
+    <message>
+        <source>Search space</source>
+        <translation>搜索空间</translation>
+    </message>
+    <message>
+        <source>Strategy and budget</source>
+        <translation>策略与预算</translation>
+    </message>
+    <message>
+        <source>TPE (Bayesian)</source>
+        <translation>TPE（贝叶斯）</translation>
+    </message>
+    <message>
+        <source>Random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>How each trial&apos;s values are chosen. TPE models the good and the bad trials so far (Optuna&apos;s default); Grid tries every combination of Grid fields.</source>
+        <translation>每个试验的取值如何选择。TPE 对迄今为止的好试验和坏试验建模（Optuna 的默认方法）；网格尝试网格字段的所有组合。</translation>
+    </message>
+    <message>
+        <source>Sampler:</source>
+        <translation>采样器：</translation>
+    </message>
+    <message>
+        <source>ASHA (successive halving)</source>
+        <translation>ASHA（逐次减半）</translation>
+    </message>
+    <message>
+        <source>Hyperband</source>
+        <translation>Hyperband</translation>
+    </message>
+    <message>
+        <source>Median stopping</source>
+        <translation>中位数停止</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Stops hopeless trials early: ASHA lets a trial train on only while its metric is in the top third at each rung (1, 3, 9 … epochs).</source>
+        <translation>提前停止没有希望的试验：ASHA 只让在每一级（1、3、9 … 个轮次）指标位于前三分之一的试验继续训练。</translation>
+    </message>
+    <message>
+        <source>Early stopping:</source>
+        <translation>提前停止：</translation>
+    </message>
+    <message>
+        <source>What the study optimises: the highest validation top-1, or the lowest loss.</source>
+        <translation>研究优化的目标：最高的验证 top-1，或最低的损失。</translation>
+    </message>
+    <message>
+        <source>Metric:</source>
+        <translation>指标：</translation>
+    </message>
+    <message>
+        <source>Trials:</source>
+        <translation>试验数：</translation>
+    </message>
+    <message>
+        <source>As on the Train page</source>
+        <translation>与训练页相同</translation>
+    </message>
+    <message>
+        <source>The most epochs a trial trains (ASHA&apos;s and Hyperband&apos;s largest rung).</source>
+        <translation>一个试验最多训练的轮数（ASHA 和 Hyperband 的最高一级）。</translation>
+    </message>
+    <message>
+        <source>Epochs per trial:</source>
+        <translation>每个试验的轮数：</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>无限制</translation>
+    </message>
+    <message>
+        <source>No new trial starts once the study has run this long.</source>
+        <translation>研究运行到这么长时间后不再开始新的试验。</translation>
+    </message>
+    <message>
+        <source>Time limit:</source>
+        <translation>时间限制：</translation>
+    </message>
+    <message>
+        <source>TPE: the first trials are drawn at random, before it models the results.</source>
+        <translation>TPE：在对结果建模之前，最初的试验随机抽取。</translation>
+    </message>
+    <message>
+        <source>Random first trials:</source>
+        <translation>随机的初始试验：</translation>
+    </message>
+    <message>
+        <source>The same seed and settings propose the same trials.</source>
+        <translation>相同的种子和设置会提出相同的试验。</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>Trials trained at once; the memory estimate may run fewer.</source>
+        <translation>同时训练的试验数；内存估计可能会减少同时运行的数量。</translation>
+    </message>
+    <message>
+        <source>Trials at once:</source>
+        <translation>同时试验数：</translation>
+    </message>
+    <message>
+        <source>Start Study</source>
+        <translation>开始研究</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Holds the running trials between steps and starts no new one.</source>
+        <translation>在步骤之间暂停正在运行的试验，并且不开始新的试验。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Each running trial writes a checkpoint and stops; Continue Study goes on from there.</source>
+        <translation>每个正在运行的试验写入检查点后停止；“继续研究”会从那里继续。</translation>
+    </message>
+    <message>
+        <source>Train This Config Fully</source>
+        <translation>完整训练此配置</translation>
+    </message>
+    <message>
+        <source>Puts the best completed trial&apos;s settings on the Train page, with the Train page&apos;s number of epochs.</source>
+        <translation>把最佳已完成试验的设置放到训练页上，轮数使用训练页的设置。</translation>
+    </message>
+    <message>
+        <source>New study</source>
+        <translation>新建研究</translation>
+    </message>
+    <message>
+        <source>Tick the fields to vary, then Start Study.</source>
+        <translation>勾选要变化的字段，然后点击“开始研究”。</translation>
+    </message>
+    <message>
+        <source>Open a project to run a study.</source>
+        <translation>请先打开一个项目再运行研究。</translation>
+    </message>
+    <message>
+        <source>Tick at least one field to vary.</source>
+        <translation>请至少勾选一个要变化的字段。</translation>
+    </message>
+    <message>
+        <source>%1 exists already in the runs folder: choose another name.</source>
+        <translation>%1 已存在于运行文件夹中：请换一个名称。</translation>
+    </message>
+    <message>
+        <source>Name the study (a folder name, without /).</source>
+        <translation>请为研究命名（一个不含 / 的文件夹名）。</translation>
+    </message>
+    <message>
+        <source>Continue Study</source>
+        <translation>继续研究</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>A study is running already: stop it first.</source>
+        <translation>已有研究正在运行：请先停止它。</translation>
+    </message>
+    <message>
+        <source>No Train page settings to start from.</source>
+        <translation>没有可作为起点的训练页设置。</translation>
+    </message>
+    <message>
+        <source>Choose a converted dataset on the Train page first.</source>
+        <translation>请先在训练页选择一个已转换的数据集。</translation>
+    </message>
+    <message>
+        <source>Stopped: Continue Study goes on from each trial&apos;s checkpoint.</source>
+        <translation>已停止：“继续研究”会从每个试验的检查点继续。</translation>
+    </message>
+    <message>
+        <source>The study failed: %1</source>
+        <translation>研究失败：%1</translation>
+    </message>
+    <message>
+        <source>Continuing the study…</source>
+        <translation>正在继续研究…</translation>
+    </message>
+    <message>
+        <source>Starting the study…</source>
+        <translation>正在开始研究…</translation>
+    </message>
+    <message>
+        <source>Stopping: each running trial writes its checkpoint…</source>
+        <translation>正在停止：每个正在运行的试验正在写入检查点…</translation>
+    </message>
+    <message>
+        <source>Best so far: trial %1, %2 %3</source>
+        <translation>目前最佳：试验 %1，%2 %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 trials ended</source>
+        <translation>%2 个试验中已结束 %1 个</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>The study finished: best trial %1 (%2 %3). Train This Config Fully puts its settings on the Train page.</source>
+        <translation>研究已完成：最佳试验 %1（%2 %3）。“完整训练此配置”会把它的设置放到训练页上。</translation>
+    </message>
+    <message>
+        <source>The study finished without a completed trial.</source>
+        <translation>研究已结束，但没有完成的试验。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s)</source>
+        <translation>
+            <numerusform>%n 个试验</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>best: trial %1, %2 %3</source>
+        <translation>最佳：试验 %1，%2 %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s) stopped while running: Continue Study resumes them</source>
+        <translation>
+            <numerusform>%n 个试验在运行中被停止：“继续研究”会恢复它们</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No trial has completed yet.</source>
+        <translation>还没有完成的试验。</translation>
+    </message>
+    <message>
+        <source>Trial %1&apos;s settings are on the Train page.</source>
+        <translation>试验 %1 的设置已放到训练页上。</translation>
     </message>
 </context>
 <context>
@@ -5203,6 +5767,31 @@ Index: %2</source>
     <message>
         <source>Epoch %1 of %2</source>
         <translation>第 %1 / %2 轮</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::TuneJob</name>
+    <message>
+        <source>Continuing study %1</source>
+        <translation>继续研究 %1</translation>
+    </message>
+    <message>
+        <source>Study %1</source>
+        <translation>研究 %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 trials ended</source>
+        <translation>%2 个试验中已结束 %1 个</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trial(s) ended</source>
+        <translation>
+            <numerusform>已结束 %n 个试验</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Opening the study…</source>
+        <translation>正在打开研究…</translation>
     </message>
 </context>
 <context>
