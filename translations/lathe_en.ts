@@ -266,9 +266,9 @@ Predicted: %2
     </message>
     <message numerus="yes">
         <source>The share of the metric&apos;s variance each parameter explains on its own, over %n completed trial(s): a main-effect variance decomposition (η²), a simplification of fANOVA&apos;s first-order terms, not fANOVA itself. Effects that only appear when parameters act together are not counted, and with few trials even an irrelevant parameter explains a little.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>The share of the metric&apos;s variance each parameter explains on its own, over %n completed trial: a main-effect variance decomposition (η²), a simplification of fANOVA&apos;s first-order terms, not fANOVA itself. Effects that only appear when parameters act together are not counted, and with few trials even an irrelevant parameter explains a little.</numerusform>
+            <numerusform>The share of the metric&apos;s variance each parameter explains on its own, over %n completed trials: a main-effect variance decomposition (η²), a simplification of fANOVA&apos;s first-order terms, not fANOVA itself. Effects that only appear when parameters act together are not counted, and with few trials even an irrelevant parameter explains a little.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -290,9 +290,9 @@ Predicted: %2
     </message>
     <message numerus="yes">
         <source>%n trial(s) stopped while running: Continue Study resumes them</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n trial stopped while running: Continue Study resumes them</numerusform>
+            <numerusform>%n trials stopped while running: Continue Study resumes them</numerusform>
         </translation>
     </message>
 </context>
