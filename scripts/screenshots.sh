@@ -133,7 +133,7 @@ SPACE
     --strategy tpe+asha --startup-trials 4 --trials 9 --epochs 3 --seed 1 --arch mobilenet_v3_small --image-size 32 \
     --batch 32 --schedule cosine >/dev/null 2>&1
 fi
-shot tune-page light "" "mousemove 40 159 click 1 sleep 3 STUDY_PICKER click 1 sleep 1 key Down key Return sleep 3" "$TMP/demo/project"
+# TODO: measure the Study picker position, then: shot tune-page light "" "mousemove 40 159 click 1 sleep 3 STUDY_PICKER click 1 sleep 1 key Down key Return sleep 3" "$TMP/demo/project"
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.
 shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \
