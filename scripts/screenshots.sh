@@ -120,7 +120,7 @@ shot train-lr-finder light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 3
 # epochs at 32 pixels) from lathe-cli into the project's runs folder, then the Tune page with it
 # picked: the trial table, the best-so-far curve and the other charts.
 study="$TMP/demo/project/runs/study-demo"
-if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" study "$study" --json | grep -q '"state":"running"'; then
+if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" --json study "$study" | grep -q '"state": *"running"'; then
   rm -rf "$study"
   cat > "$TMP/space.json" <<'SPACE'
 {"version": 1,
@@ -130,10 +130,10 @@ if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" study "$study" --json 
  "metric": "val_top1"}
 SPACE
   "$BUILD/app/lathe-cli" tune --data "$TMP/demo/project/datasets/fashion-mnist" --out "$study" --space "$TMP/space.json" \
-    --strategy tpe+asha --startup-trials 4 --trials 9 --epochs 3 --seed 1 --arch mobilenet_v3_small --image-size 32 \
-    --batch 32 --schedule cosine >/dev/null 2>&1
+    --strategy tpe+asha --startup-trials 4 --trials 9 --epochs 3 --seed 1 --set model.arch=mobilenet_v3_small \
+    --set data.image_size=32 --set optimizer.batch_size=32 --set schedule.name=cosine >/dev/null 2>&1
 fi
-# TODO: measure the Study picker position, then: shot tune-page light "" "mousemove 40 159 click 1 sleep 3 STUDY_PICKER click 1 sleep 1 key Down key Return sleep 3" "$TMP/demo/project"
+shot tune-page light "" "mousemove 40 159 click 1 sleep 3 mousemove 406 67 click 1 sleep 1 key Down key Return sleep 4" "$TMP/demo/project"
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.
 shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \

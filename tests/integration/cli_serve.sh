@@ -6,7 +6,12 @@
 # predictions against `lathe-cli predict` and TorchScript in PyTorch, dynamic batching, the
 # bounded queue's 503, bearer auth, hot reload under load (a good version switched to, a failed
 # and a corrupt one refused), SIGTERM draining a request in flight. Loops are bounded; nothing
-# asserts on timings.
+# asserts on timings. Then tfserving_api_client.py drives a server of version 1 and of its
+# --softmax --preprocessing export (uint8 input, one output) as a TF Serving client: TF Serving's
+# documented REST requests, and tensorflow-serving-api's protobufs (PredictRequest,
+# ClassificationRequest, GetModelStatus/GetModelMetadata) mapped to REST JSON the way TF Serving
+# maps them and the answers parsed back into its response protobufs. Exits 77 (skipped) when the
+# venv has no tensorflow-serving-api (python/requirements-nodeps.txt), after serve_client passed.
 #   LATHE_PYTHON=.venv/bin/python cli_serve.sh LATHE_CLI
 set -euo pipefail
 CLI="$1"
@@ -38,16 +43,19 @@ for version in (1, 2):
     save_file({k: v.contiguous() for k, v in model.state_dict().items()}, f"{tmp}/w{version}.safetensors")
 PYEOF
 
-export_model() { # VERSION OUT FORMATS...
+export_model() { # VERSION OUT FORMATS... (and export flags, --softmax)
   local v="$1" out="$2"; shift 2
   local formats=()
-  for f in "$@"; do formats+=(--format "$f"); done
+  for f in "$@"; do
+    case "$f" in --*) formats+=("$f") ;; *) formats+=(--format "$f") ;; esac
+  done
   "$CLI" --json export --arch resnet18 --weights "$TMP/w$v.safetensors" --labels cat dog fish --image-size 32 \
     --verify-data "$TMP/photos" --verify-images 4 --accuracy-images 0 --no-benchmark "${formats[@]}" --out "$out" \
     > "$out.report.json" || fail "export of version $v failed: $(cat "$out.report.json")"
 }
 export_model 1 "$TMP/e1" torchscript safetensors onnx
 export_model 2 "$TMP/e2" torchscript
+export_model 1 "$TMP/e3" torchscript --softmax --preprocessing
 
 # The reference: lathe-cli predict with the same weights (every class's probability).
 for v in 1 2; do
@@ -56,4 +64,11 @@ for v in 1 2; do
 done
 
 "$PY" "$HERE/serve_client.py" "$CLI" "$TMP"
+rc=0
+"$PY" "$HERE/tfserving_api_client.py" "$CLI" "$TMP" || rc=$?
+if [ "$rc" -eq 77 ]; then
+  echo "cli_serve: serve_client ok; the tensorflow-serving-api checks were skipped (run scripts/install-python.sh)"
+  exit 77
+fi
+[ "$rc" -eq 0 ] || fail "tfserving_api_client.py exited with $rc"
 echo "cli_serve: ok"

@@ -1,5 +1,6 @@
 #include "engine/tune/study_runner.h"
 
+#include "engine/base/device_name.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
 #include "engine/base/runtime_info.h"
@@ -16,6 +17,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace lathe::engine {
@@ -40,9 +42,10 @@ std::string memoryText(std::uint64_t bytes)
 // The bytes the trials on `device` may hold together.
 std::uint64_t deviceCapacity(const std::string &device, const StudyRunOptions &options)
 {
-    if (device.rfind("cuda", 0) == 0) {
+    const std::optional<DeviceName> name = parseDeviceName(device);
+    if (!name || name->cuda) {
         for (const ComputeDevice &d : computeDevices().devices)
-            if (d.id == device || (device == "cuda" && d.id == "cuda:0"))
+            if (name && d.id == name->str())
                 return d.totalMemory * 9 / 10;
         return 0; // unknown: the trainer says what is wrong with the device
     }
