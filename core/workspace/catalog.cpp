@@ -1,11 +1,11 @@
 #include "workspace/catalog.h"
 
+#include "workspace/atomic_file.h"
 #include "workspace/workspace_error.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QHash>
-#include <QSaveFile>
 #include <QSet>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -577,9 +577,7 @@ void Catalog::writeRejectedCsv(int datasetId, const QString &path) const
             + QLatin1Char(',') + csvField(query.value(2).toString()) + QLatin1Char('\n');
     }
 
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
-        throw WorkspaceError(tr("%1: cannot write the file (%2)").arg(path, file.errorString()));
+    writeFileAtomically(path, text.toUtf8()); // WorkspaceError naming the file and the reason
 }
 
 } // namespace lathe::workspace

@@ -2,6 +2,7 @@
 
 #include "engine/base/runtime_info.h"
 #include "engine/dataset/demo_data.h"
+#include "workspace/atomic_file.h"
 #include "workspace/import_job.h"
 #include "workspace/project.h"
 #include "workspace/quick_recipe.h"
@@ -9,7 +10,6 @@
 
 #include <QDir>
 #include <QDirIterator>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace lathe::workspace {
@@ -89,10 +89,11 @@ QVariant DemoProjectJob::execute()
     // The recipe as a run config for lathe-cli (the GUI applies the same recipe to its pages).
     const Recipe recipe = recipeForMachine(engine::runtimeInfo().cudaDevices);
     result.recipeFile = QDir(project->folder()).filePath(QStringLiteral("recipe.json"));
-    QSaveFile recipeFile(result.recipeFile);
-    const QByteArray recipeText = QByteArray::fromStdString(recipe.config.dump(2) + "\n");
-    if (!recipeFile.open(QIODevice::WriteOnly) || recipeFile.write(recipeText) != recipeText.size() || !recipeFile.commit())
-        throw WorkspaceError(tr("%1: cannot write the recipe: %2").arg(result.recipeFile, recipeFile.errorString()));
+    try {
+        writeFileAtomically(result.recipeFile, QByteArray::fromStdString(recipe.config.dump(2) + "\n"));
+    } catch (const WorkspaceError &e) {
+        throw WorkspaceError(tr("Cannot write the recipe: %1").arg(e.message())); // the file and the reason
+    }
 
     const QString databasePath = project->databasePath();
     result.project = project->folder();

@@ -2,12 +2,13 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/run/run_config.h"
+#include "workspace/atomic_file.h"
+#include "workspace/workspace_error.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace lathe::workspace {
@@ -168,10 +169,12 @@ QString RunPresets::save(const QString &name, const nlohmann::json &config)
     if (!QDir().mkpath(folder()))
         return QCoreApplication::translate("RunPresets", "Cannot create the folder %1.").arg(QDir::toNativeSeparators(folder()));
     const QString file = fileFor(trimmed);
-    QSaveFile out(file); // written to a temporary file, then renamed
     const nlohmann::json document = {{"version", 1}, {"name", trimmed.toStdString()}, {"config", part}};
-    if (!out.open(QIODevice::WriteOnly) || out.write(QByteArray::fromStdString(document.dump(2) + "\n")) < 0 || !out.commit())
-        return QCoreApplication::translate("RunPresets", "Cannot write %1: %2").arg(QDir::toNativeSeparators(file), out.errorString());
+    try {
+        writeFileAtomically(file, QByteArray::fromStdString(document.dump(2) + "\n"));
+    } catch (const WorkspaceError &e) {
+        return e.message(); // names the file and the reason
+    }
     return {};
 }
 

@@ -45,26 +45,14 @@ TrainJob::TrainJob(Params params, QObject *parent)
 
 void TrainJob::pause()
 {
-    {
-        QMutexLocker lock(&m_pauseMutex); // one event per change, whichever thread asks
-        if (m_pause.isPaused())
-            return;
-        m_pause.pause();
-        queueJobEvent(kPausedEvent);
-    }
-    Q_EMIT pausedChanged(true);
+    if (m_pause.set(true, [this] { queueJobEvent(kPausedEvent); }))
+        Q_EMIT pausedChanged(true);
 }
 
 void TrainJob::resumeRun()
 {
-    {
-        QMutexLocker lock(&m_pauseMutex);
-        if (!m_pause.isPaused())
-            return;
-        m_pause.resume();
-        queueJobEvent(kContinuedEvent);
-    }
-    Q_EMIT pausedChanged(false);
+    if (m_pause.set(false, [this] { queueJobEvent(kContinuedEvent); }))
+        Q_EMIT pausedChanged(false);
 }
 
 bool TrainJob::isPaused() const
@@ -109,7 +97,7 @@ QVariant TrainJob::execute()
     engine::TrainControl control;
     const engine::TaskControl task = taskControl();
     control.cancel = task.cancel;
-    control.pause = m_pause;
+    control.pause = m_pause.token();
     const double epochs = m_params.resume ? 0 : m_params.config.optimizer.epochs;
     control.onEvent = [this, epochs](const nlohmann::json &event) {
         queueEvent(QJsonDocument::fromJson(QByteArray::fromStdString(event.dump())).object());

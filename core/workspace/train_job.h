@@ -3,6 +3,7 @@
 #include "engine/run/run_config.h"
 #include "engine/training/trainer.h"
 #include "workspace/job.h"
+#include "workspace/pause_switch.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>
@@ -79,8 +80,7 @@ private:
     void queueJobEvent(const char *type); // kPausedEvent, kContinuedEvent
 
     const Params m_params;
-    engine::PauseToken m_pause;
-    QMutex m_pauseMutex;
+    PauseSwitch m_pause;
     QMutex m_mutex;
     QList<QJsonObject> m_events;
     QElapsedTimer m_sinceAnnounce;

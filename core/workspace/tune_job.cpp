@@ -62,24 +62,14 @@ QString TuneJob::lastLog() const
 
 void TuneJob::pause()
 {
-    {
-        QMutexLocker lock(&m_pauseMutex);
-        if (m_pause.isPaused())
-            return;
-        m_pause.pause();
-    }
-    Q_EMIT pausedChanged(true);
+    if (m_pause.set(true))
+        Q_EMIT pausedChanged(true);
 }
 
 void TuneJob::resumeStudy()
 {
-    {
-        QMutexLocker lock(&m_pauseMutex);
-        if (!m_pause.isPaused())
-            return;
-        m_pause.resume();
-    }
-    Q_EMIT pausedChanged(false);
+    if (m_pause.set(false))
+        Q_EMIT pausedChanged(false);
 }
 
 bool TuneJob::isPaused() const
@@ -147,7 +137,7 @@ QVariant TuneJob::execute()
     engine::StudyRunOptions options;
     options.parallel = std::max(1, m_params.parallel);
     options.cancel = taskControl().cancel;
-    options.pause = m_pause;
+    options.pause = m_pause.token();
     const engine::Study &s = *study;
     options.onEvent = [this, &s](const json &event) { onStudyEvent(s, event); };
     const json ended = engine::runStudy(*study, options);

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "workspace/job.h"
+#include "workspace/pause_switch.h"
 
-#include "engine/training/trainer.h"
 #include "engine/tune/study.h"
 #include "engine/tune/study_state.h"
 
@@ -89,8 +89,7 @@ private:
     void onStudyEvent(const engine::Study &study, const nlohmann::json &event);
 
     const Params m_params;
-    engine::PauseToken m_pause;
-    QMutex m_pauseMutex;
+    PauseSwitch m_pause;
     mutable QMutex m_mutex; // guards everything below
     engine::StudyState m_state;
     QHash<int, TrialProgress> m_progress;

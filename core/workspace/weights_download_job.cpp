@@ -1,6 +1,7 @@
 #include "workspace/weights_download_job.h"
 
 #include "engine/base/sha256.h"
+#include "workspace/atomic_file.h"
 #include "workspace/workspace_error.h"
 
 #include <QDir>
@@ -18,10 +19,7 @@
 #include <QTimer>
 #include <QUrl>
 
-#include <filesystem>
 #include <memory>
-
-#include <unistd.h>
 
 namespace lathe::workspace {
 namespace {
@@ -71,20 +69,14 @@ void hashPrefix(QFile &file, qint64 bytes, engine::Sha256 &hash, const engine::T
     }
 }
 
-void syncFile(QFile &file)
+// Makes what was written to file (a temporary beside to) to's content, atomically: flushed, then
+// commitTemporaryFile fsyncs it, renames it over to (replacing an older file) and fsyncs the
+// folder. file is removed on failure; the error names the file and the reason.
+void commitInto(QFile &file, const QString &to)
 {
-    if (!file.flush() || ::fsync(file.handle()) != 0)
-        throw WorkspaceError(WeightsDownloadJob::tr("%1: cannot write (disk full?)").arg(file.fileName()));
-}
-
-// Atomic replace, unlike QFile::rename, which refuses an existing target.
-void renameInto(const QString &from, const QString &to)
-{
-    std::error_code ec;
-    std::filesystem::rename(QFile::encodeName(from).toStdString(), QFile::encodeName(to).toStdString(), ec);
-    if (ec)
-        throw WorkspaceError(WeightsDownloadJob::tr("%1: cannot move into place (%2)")
-                                 .arg(to, QString::fromStdString(ec.message())));
+    if (!file.flush())
+        throw WorkspaceError(WeightsDownloadJob::tr("%1: cannot write (%2)").arg(file.fileName(), file.errorString()));
+    commitTemporaryFile(file.fileName(), to);
 }
 
 // "bytes 100-999/1000": first byte and whole size (-1 for "*").
@@ -199,8 +191,7 @@ CachedWeights importWeightsFile(const QString &path, const std::vector<engine::Z
     out.path = QDir(cacheDir).filePath(QString::fromStdString(entry->fileName));
     out.sha256 = QString::fromStdString(sha256);
     out.bytes = done;
-    syncFile(copy);
-    renameInto(copy.fileName(), out.path);
+    commitInto(copy, out.path);
     copy.setAutoRemove(false); // it has become out.path
     control.report(1.0, status.toStdString());
     return out;
@@ -426,9 +417,8 @@ WeightsDownloadJob::Attempt WeightsDownloadJob::transfer(CachedWeights &out)
                                  .arg(name, url, QString::fromStdString(sha256.substr(0, w.sha256Prefix.size())),
                                       QString::fromStdString(w.sha256Prefix)));
     }
-    syncFile(part);
+    commitInto(part, out.path);
     part.close();
-    renameInto(part.fileName(), out.path);
     out.sha256 = QString::fromStdString(sha256);
     out.bytes = done;
     reportProgress(1.0, tr("Downloaded %1").arg(name));

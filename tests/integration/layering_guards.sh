@@ -13,6 +13,8 @@ probe() { cmake --build "$BUILD" --target "layering_probe_$1" 2>&1; }
 out=$(probe formats_ok) || { echo "$out"; fail "formats/ cannot use base/"; }
 out=$(probe formats_includes_training) && fail "formats/ compiled with an include of training/"
 grep -q "engine/training/trainer.h: No such file" <<<"$out" || { echo "$out"; fail "formats/ -> training/ failed for another reason"; }
+out=$(probe tune_includes_serve) && fail "tune/ compiled with an include of serve/"
+grep -q "engine/serve/model_registry.h: No such file" <<<"$out" || { echo "$out"; fail "tune/ -> serve/ failed for another reason"; }
 echo "engine subsystems: an upward include fails the build"
 
 if [ "$ABOVE" = 1 ]; then

@@ -1,7 +1,10 @@
 #include "common/thumbnail_loader.h"
 
 #include "common/background_task.h"
+#include "workspace/atomic_file.h"
+#include "workspace/workspace_error.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QImageReader>
@@ -9,9 +12,7 @@
 #include <QMutex>
 #include <QPainter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QThread>
-#include <QVariantMap>
 
 #include <deque>
 
@@ -45,7 +46,20 @@ QPixmap makeIcon(bool broken)
     return pixmap;
 }
 
+// A worker's outcome, delivered to the loader's thread.
+struct RenderedThumbnail
+{
+    QString key;
+    quint64 generation = 0;
+    QImage image; // null: the picture could not be read
+};
+
 } // namespace
+} // namespace lathe::ui
+
+Q_DECLARE_METATYPE(lathe::ui::RenderedThumbnail)
+
+namespace lathe::ui {
 
 struct ThumbnailLoader::Queue
 {
@@ -142,16 +156,13 @@ QPixmap ThumbnailLoader::thumbnail(const QString &key, const QString &path)
             }
             QString error;
             const QImage image = render(request.path, request.cacheFile, &error);
-            return QVariantMap{{QStringLiteral("key"), request.key},
-                               {QStringLiteral("generation"), request.generation},
-                               {QStringLiteral("image"), image}};
+            return QVariant::fromValue(RenderedThumbnail{request.key, request.generation, image});
         },
         [this](const QVariant &result) {
             if (!result.isValid())
                 return;
-            const QVariantMap map = result.toMap();
-            finish(map.value(QStringLiteral("generation")).toULongLong(), map.value(QStringLiteral("key")).toString(),
-                   map.value(QStringLiteral("image")).value<QImage>());
+            const auto rendered = result.value<RenderedThumbnail>();
+            finish(rendered.generation, rendered.key, rendered.image);
         });
     return {};
 }
@@ -204,11 +215,16 @@ QImage ThumbnailLoader::render(const QString &path, const QString &cacheFile, QS
                                                            : QImage::Format_RGB32);
 
     if (!cacheFile.isEmpty() && QDir().mkpath(QFileInfo(cacheFile).absolutePath())) {
-        QSaveFile file(cacheFile); // temporary file renamed over the old one on commit
-        if (file.open(QIODevice::WriteOnly)) {
-            QImageWriter writer(&file, "png");
-            if (writer.write(image))
-                file.commit();
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        QImageWriter writer(&buffer, "png");
+        if (writer.write(image)) {
+            try {
+                workspace::writeFileAtomically(cacheFile, png); // replaces the old one, never half a file
+            } catch (const workspace::WorkspaceError &) {
+                // The cache is optional: the thumbnail is shown all the same and made again next time.
+            }
         }
     }
     return image;
