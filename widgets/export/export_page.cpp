@@ -6,6 +6,7 @@
 #include "workspace/export_run_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
+#include "workspace/serve_job.h"
 
 #include <QCheckBox>
 #include <QBrush>
@@ -14,6 +15,8 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -97,6 +100,11 @@ ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
     , m_reportView(new QTableView(this))
     , m_openFolderButton(new QPushButton(tr("Open Folder"), this))
     , m_copyPathButton(new QPushButton(tr("Copy Path"), this))
+    , m_serveButton(new QPushButton(tr("Serve…"), this))
+    , m_servingRow(new QWidget(this))
+    , m_serving(new QLabel(m_servingRow))
+    , m_serveCounts(new QLabel(m_servingRow))
+    , m_stopServeButton(new QPushButton(tr("Stop"), m_servingRow))
     , m_historyModel(new QStandardItemModel(0, 5, this))
     , m_historyView(new QTableView(this))
     , m_status(new QLabel(this))
@@ -139,6 +147,8 @@ ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
             [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_shownFolder)); });
     connect(m_copyPathButton, &QPushButton::clicked, this,
             [this] { QGuiApplication::clipboard()->setText(QDir::toNativeSeparators(m_shownFolder)); });
+    connect(m_serveButton, &QPushButton::clicked, this, &ExportPage::openServeDialog);
+    connect(m_stopServeButton, &QPushButton::clicked, this, &ExportPage::stopServing);
     connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ExportPage::historySelectionChanged);
     setProject(nullptr);
@@ -258,6 +268,20 @@ QWidget *ExportPage::buildResults()
     m_openFolderButton->setObjectName(QStringLiteral("exportOpenFolder"));
     m_copyPathButton->setObjectName(QStringLiteral("exportCopyPath"));
     m_copyPathButton->setToolTip(tr("Copy the export folder's path to the clipboard."));
+    m_serveButton->setObjectName(QStringLiteral("exportServe"));
+    m_servingRow->setObjectName(QStringLiteral("exportServingRow"));
+    m_serving->setObjectName(QStringLiteral("exportServing"));
+    m_serving->setWordWrap(true);
+    m_serving->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_serveCounts->setObjectName(QStringLiteral("exportServeCounts"));
+    m_stopServeButton->setObjectName(QStringLiteral("exportServeStop"));
+    m_stopServeButton->setToolTip(tr("Stop the server after the requests in flight are answered."));
+    auto *servingLayout = new QHBoxLayout(m_servingRow);
+    servingLayout->setContentsMargins(0, 0, 0, 0);
+    servingLayout->addWidget(m_serving, 1);
+    servingLayout->addWidget(m_serveCounts);
+    servingLayout->addWidget(m_stopServeButton);
+    m_servingRow->setVisible(false);
 
     m_historyModel->setHorizontalHeaderLabels({tr("Created"), tr("Run"), tr("Checkpoint"), tr("Formats"), tr("Status")});
     m_historyView->setObjectName(QStringLiteral("exportHistory"));
@@ -274,11 +298,13 @@ QWidget *ExportPage::buildResults()
     buttons->addWidget(m_summary, 1);
     buttons->addWidget(m_openFolderButton);
     buttons->addWidget(m_copyPathButton);
+    buttons->addWidget(m_serveButton);
     auto *history = new QLabel(tr("Previous exports of this project (select one to show its report):"), box);
     history->setWordWrap(true);
     auto *layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(buttons);
+    layout->addWidget(m_servingRow);
     layout->addWidget(m_reportView, 2);
     layout->addWidget(history);
     layout->addWidget(m_historyView, 1);
@@ -458,6 +484,15 @@ void ExportPage::updateButtons()
     const bool shown = !m_shownFolder.isEmpty();
     m_openFolderButton->setEnabled(shown);
     m_copyPathButton->setEnabled(shown);
+    m_serveButton->setEnabled(canServe());
+    if (isServing())
+        m_serveButton->setToolTip(tr("A server is running: stop it to serve another export."));
+    else if (shown && !m_shownPassed)
+        m_serveButton->setToolTip(tr("Only an export whose every artifact passed its checks can be served."));
+    else if (!shown)
+        m_serveButton->setToolTip(tr("Select an export that passed its checks to serve it."));
+    else
+        m_serveButton->setToolTip(tr("Serve this export over HTTP with TensorFlow Serving's REST API, as a job."));
     if (m_project && checkedFormats().isEmpty())
         m_exportButton->setToolTip(tr("Choose at least one format."));
     else
@@ -564,6 +599,8 @@ void ExportPage::clearReport(const QString &message)
     m_report->removeRows(0, m_report->rowCount());
     m_shownId = 0;
     m_shownFolder.clear();
+    m_shownPassed = false;
+    m_shownRun.clear();
     m_summary->setText(message);
     updateButtons();
 }
@@ -574,6 +611,8 @@ void ExportPage::showReport(const QString &reportJson, const QString &outDir, qi
     m_shownId = exportId;
     m_shownFolder = outDir;
     const QJsonObject report = QJsonDocument::fromJson(reportJson.toUtf8()).object();
+    m_shownPassed = report.value(QStringLiteral("status")).toString() == QLatin1String("passed");
+    m_shownRun = report.value(QStringLiteral("source")).toObject().value(QStringLiteral("run")).toString();
     if (report.contains(QStringLiteral("error"))) {
         showErrorWithHelp(m_summary, tr("This export failed: %1").arg(report.value(QStringLiteral("error")).toString()),
                           QStringLiteral("export"));
@@ -654,6 +693,179 @@ void ExportPage::showReport(const QString &reportJson, const QString &outDir, qi
 void ExportPage::showStatus(const QString &message)
 {
     m_status->setText(message);
+}
+
+bool ExportPage::canServe() const
+{
+    return !isServing() && m_shownPassed && !m_shownFolder.isEmpty() && QFileInfo(m_shownFolder).isDir();
+}
+
+QDialog *ExportPage::serveDialog() const
+{
+    return m_serveDialog.data();
+}
+
+workspace::ServeJob *ExportPage::serveJob() const
+{
+    return m_serveJob.data();
+}
+
+QString ExportPage::servingText() const
+{
+    return isServing() ? m_serving->text() : QString();
+}
+
+void ExportPage::openServeDialog()
+{
+    if (!canServe())
+        return;
+    if (m_serveDialog) {
+        m_serveDialog->raise();
+        return;
+    }
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("exportServeDialog"));
+    dialog->setWindowTitle(tr("Serve Export"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_serveDialog = dialog;
+
+    const QString defaultAddress = QStringLiteral("127.0.0.1");
+    auto *name = new QLineEdit(workspace::ServeJob::modelNameFrom(QFileInfo(m_shownRun).fileName()), dialog);
+    name->setObjectName(QStringLiteral("serveModelName"));
+    name->setToolTip(tr("The NAME in /v1/models/NAME: letters, digits, '_', '-' and '.'."));
+    auto *address = new QLineEdit(defaultAddress, dialog);
+    address->setObjectName(QStringLiteral("serveAddress"));
+    address->setToolTip(tr("127.0.0.1: this computer only; 0.0.0.0: every network interface (anyone who can reach "
+                           "this computer can then use the model)."));
+    auto *port = new QSpinBox(dialog);
+    port->setObjectName(QStringLiteral("servePort"));
+    port->setRange(1, 65535);
+    const int free = workspace::ServeJob::nextFreePort(defaultAddress, workspace::ServeJob::kDefaultPort);
+    port->setValue(free ? free : workspace::ServeJob::kDefaultPort);
+    port->setToolTip(tr("TensorFlow Serving's REST port is 8501; the first free one from there is offered."));
+    auto *note = new QLabel(dialog);
+    note->setObjectName(QStringLiteral("serveNote"));
+    note->setWordWrap(true);
+    if (free && free != workspace::ServeJob::kDefaultPort)
+        note->setText(tr("Port %1 is in use; port %2 is free.").arg(workspace::ServeJob::kDefaultPort).arg(free));
+    auto *folder = new QLabel(tr("Export: %1").arg(QDir::toNativeSeparators(m_shownFolder)), dialog);
+    folder->setWordWrap(true);
+    folder->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
+    QPushButton *serve = buttons->addButton(tr("Serve"), QDialogButtonBox::AcceptRole);
+    serve->setObjectName(QStringLiteral("serveStart"));
+    serve->setDefault(true);
+    auto *form = new QFormLayout;
+    form->addRow(tr("Model name:"), name);
+    form->addRow(tr("Address:"), address);
+    form->addRow(tr("Port:"), port);
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(folder);
+    layout->addLayout(form);
+    layout->addWidget(note);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, name, address, port, note] {
+        const QString modelName = name->text().trimmed();
+        const QString host = address->text().trimmed();
+        if (!workspace::ServeJob::isValidModelName(modelName)) {
+            note->setText(tr("A model name is letters, digits, '_', '-' and '.' (at most 128 characters)."));
+            name->setFocus();
+            return;
+        }
+        if (host.isEmpty()) {
+            note->setText(tr("Give the address to listen on, such as 127.0.0.1."));
+            address->setFocus();
+            return;
+        }
+        // A taken port: the next free one is offered instead (the job would fail on it).
+        if (!workspace::ServeJob::isPortFree(host, port->value())) {
+            const int taken = port->value();
+            const int next = workspace::ServeJob::nextFreePort(host, taken + 1);
+            if (next) {
+                port->setValue(next);
+                note->setText(tr("Port %1 is in use on %2; port %3 is free and now chosen: press Serve to use it.")
+                                  .arg(taken)
+                                  .arg(host)
+                                  .arg(next));
+            } else {
+                note->setText(tr("Cannot listen on %1 port %2: the port is in use or the address is not one of this "
+                                 "computer's.")
+                                  .arg(host)
+                                  .arg(taken));
+            }
+            port->setFocus();
+            return;
+        }
+        dialog->accept();
+        startServing(modelName, host, port->value());
+    });
+    dialog->open();
+}
+
+void ExportPage::startServing(const QString &modelName, const QString &address, int port)
+{
+    if (!canServe())
+        return;
+    workspace::ServeJob::Params params;
+    params.exportDir = m_shownFolder;
+    params.modelName = modelName;
+    params.address = address;
+    params.port = port;
+    auto *job = new workspace::ServeJob(params);
+    m_serveJob = job;
+    m_serving->setText(tr("Starting the server for %1…").arg(modelName));
+    m_serving->setToolTip(QDir::toNativeSeparators(params.exportDir));
+    m_serveCounts->clear();
+    m_stopServeButton->setEnabled(true);
+    m_servingRow->setVisible(true);
+    updateButtons();
+    const QPointer<workspace::ServeJob> guard(job);
+    connect(job, &workspace::ServeJob::listening, this, [this, guard] {
+        if (!guard || guard != m_serveJob)
+            return;
+        const QString url = guard->modelUrl();
+        m_serving->setText(tr("Serving %1 at %2").arg(guard->params().modelName, url));
+        Q_EMIT servingStarted(url);
+    });
+    connect(job, &workspace::Job::progressChanged, this, [this, guard] {
+        if (!guard || guard != m_serveJob || guard->boundPort() == 0)
+            return;
+        const workspace::ServeCounts counts = guard->counts();
+        m_serveCounts->setText(tr("Requests: %1, errors: %2, last latency: %3 ms")
+                                   .arg(QLocale().toString(counts.requests), QLocale().toString(counts.errors),
+                                        QLocale().toString(counts.lastLatencyMs, 'f', 1)));
+    });
+    const QString name = modelName;
+    connect(job, &workspace::Job::failed, this,
+            [this](const QString &message) { serveEnded(tr("The server stopped: %1").arg(message), message); });
+    connect(job, &workspace::Job::cancelled, this,
+            [this, name] { serveEnded(tr("Stopped serving %1.").arg(name), QString()); });
+    connect(job, &workspace::Job::finished, this,
+            [this, name] { serveEnded(tr("Stopped serving %1.").arg(name), QString()); });
+    m_jobs->start(job);
+}
+
+void ExportPage::stopServing()
+{
+    if (!m_serveJob)
+        return;
+    m_stopServeButton->setEnabled(false);
+    m_serving->setText(tr("Stopping %1 after the requests in flight…").arg(m_serveJob->params().modelName));
+    m_jobs->cancel(m_serveJob);
+}
+
+void ExportPage::serveEnded(const QString &status, const QString &message)
+{
+    m_serveJob.clear();
+    m_servingRow->setVisible(false);
+    m_serving->clear();
+    m_serveCounts->clear();
+    showStatus(status);
+    updateButtons();
+    Q_EMIT servingEnded(message);
 }
 
 } // namespace lathe::ui

@@ -10,6 +10,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDialog;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -22,6 +23,7 @@ namespace lathe::workspace {
 class Job;
 class JobManager;
 class Project;
+class ServeJob;
 } // namespace lathe::workspace
 
 namespace lathe::ui {
@@ -35,7 +37,10 @@ class RunCheckpointPicker;
 // shows per artifact its file, size, differences against the original model, accuracy, CPU
 // latency ("not measured" where the engine did not time it, why in its tool tip) and, for a
 // failed check, the reason; the folder shown is the one the job wrote. Exports are recorded in the project: the list of
-// previous exports shows a report again on selection.
+// previous exports shows a report again on selection. Serve… (for a shown export that passed its
+// checks) asks for a model name, address and port and runs a ServeJob, the engine's TF-Serving
+// compatible HTTP server, in the Jobs panel; the page says where it serves, with its counts, and
+// Stop ends it (the requests in flight are answered first).
 class ExportPage : public QWidget
 {
     Q_OBJECT
@@ -100,6 +105,22 @@ public:
     QString summaryText() const;
     QString statusText() const;
 
+    // Serving the shown export (it must have passed its checks).
+    bool canServe() const;
+    // Opens the Serve dialog (model name, address, port; the port offered is the first free one
+    // from 8501); its Serve button calls startServing().
+    void openServeDialog();
+    QDialog *serveDialog() const;
+    // Starts a ServeJob for the shown export; servingStarted() follows once it listens, then
+    // servingEnded() when it stops or fails.
+    void startServing(const QString &modelName, const QString &address, int port);
+    void stopServing();
+    bool isServing() const { return !m_serveJob.isNull(); }
+    workspace::ServeJob *serveJob() const;
+    QPushButton *serveButton() const { return m_serveButton; }
+    QPushButton *stopServeButton() const { return m_stopServeButton; }
+    QString servingText() const;
+
 public Q_SLOTS:
     // Hand-off from other pages: selects that run (listing the runs again when needed) and
     // checkpoint ("best", "last", "step-<n>" or a file).
@@ -112,6 +133,9 @@ Q_SIGNALS:
     void exportFinished(qint64 exportId);
     void exportFailed(const QString &message);
     void reportShown();
+    void servingStarted(const QString &modelUrl);
+    // message: empty when stopped as asked, the reason when the server failed.
+    void servingEnded(const QString &message);
 
 private:
     QWidget *buildOptions();
@@ -125,6 +149,7 @@ private:
     void clearReport(const QString &message);
     void jobEnded();
     void showStatus(const QString &message);
+    void serveEnded(const QString &status, const QString &message);
 
     workspace::JobManager *m_jobs;
     workspace::Project *m_project = nullptr;
@@ -136,6 +161,10 @@ private:
     quint64 m_historyGeneration = 0;
     qint64 m_shownId = 0;
     QString m_shownFolder;
+    bool m_shownPassed = false; // the shown export passed its checks
+    QString m_shownRun;         // the shown export's run folder (its report's source)
+    QPointer<workspace::ServeJob> m_serveJob;
+    QPointer<QDialog> m_serveDialog;
 
     RunCheckpointPicker *m_picker;
     QMap<QString, QCheckBox *> m_formatChecks;
@@ -153,6 +182,11 @@ private:
     QTableView *m_reportView;
     QPushButton *m_openFolderButton;
     QPushButton *m_copyPathButton;
+    QPushButton *m_serveButton;
+    QWidget *m_servingRow;
+    QLabel *m_serving;
+    QLabel *m_serveCounts;
+    QPushButton *m_stopServeButton;
     QStandardItemModel *m_historyModel;
     QTableView *m_historyView;
     QLabel *m_status;

@@ -190,32 +190,44 @@ std::string statusText(int status, const httplib::Request &req, std::size_t maxB
 int runServer(const ServeOptions &options)
 {
     // SIGTERM and SIGINT, whichever thread they land on (libraries start threads of their own),
-    // write to a pipe the signal thread below watches. SIGPIPE (a client gone while its answer is
+    // write to a pipe the watcher thread below reads. SIGPIPE (a client gone while its answer is
     // written) must not end the process: blocked in this thread and so in every one it starts,
     // the write fails with EPIPE instead.
-    sigset_t blocked;
+    sigset_t blocked, oldMask;
     sigemptyset(&blocked);
     sigaddset(&blocked, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
-    if (pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        throw EngineError("serve: cannot make a pipe for the signals");
-    struct sigaction action = {}, oldTerm = {}, oldInt = {};
-    action.sa_handler = onStopSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, &oldTerm);
-    sigaction(SIGINT, &action, &oldInt);
+    pthread_sigmask(SIG_BLOCK, &blocked, &oldMask);
     struct RestoreSignals
     {
-        struct sigaction term, interrupt;
+        bool handled = false;
+        bool restoreMask = false;
+        sigset_t mask;
+        struct sigaction term = {}, interrupt = {};
         ~RestoreSignals()
         {
-            sigaction(SIGTERM, &term, nullptr);
-            sigaction(SIGINT, &interrupt, nullptr);
-            close(g_signalPipe[0]);
-            close(g_signalPipe[1]);
-            g_signalPipe[0] = g_signalPipe[1] = -1;
+            if (handled) {
+                sigaction(SIGTERM, &term, nullptr);
+                sigaction(SIGINT, &interrupt, nullptr);
+                close(g_signalPipe[0]);
+                close(g_signalPipe[1]);
+                g_signalPipe[0] = g_signalPipe[1] = -1;
+            }
+            if (restoreMask)
+                pthread_sigmask(SIG_SETMASK, &mask, nullptr);
         }
-    } restoreSignals{oldTerm, oldInt};
+    } restoreSignals;
+    restoreSignals.mask = oldMask;
+    restoreSignals.restoreMask = !options.handleSignals;
+    if (options.handleSignals) {
+        if (pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+            throw EngineError("serve: cannot make a pipe for the signals");
+        struct sigaction action = {};
+        action.sa_handler = onStopSignal;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGTERM, &action, &restoreSignals.term);
+        sigaction(SIGINT, &action, &restoreSignals.interrupt);
+        restoreSignals.handled = true;
+    }
 
     std::mutex logMutex;
     const auto log = [&logMutex](nlohmann::json line) {
@@ -239,8 +251,18 @@ int runServer(const ServeOptions &options)
     // closed so that connections waiting for a worker (more clients than --threads) get their turn.
     server.set_keep_alive_max_count(100);
     server.set_tcp_nodelay(true);
+    // SO_REUSEADDR only: cpp-httplib's default adds SO_REUSEPORT, with which a second server on a
+    // port already served binds it too (the kernel then shares the connections between them)
+    // instead of failing with "in use".
+    server.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<void *>(&yes), sizeof(yes));
+    });
     server.set_default_headers({{"Server", "lathe-serve"}});
     std::atomic<std::int64_t> inFlight{0};
+    // For onStats: answered requests, those answered with an error, the last one's latency.
+    std::atomic<std::uint64_t> answered{0}, answeredErrors{0};
+    std::atomic<double> lastLatencyMs{0};
 
     server.set_pre_routing_handler([&](const httplib::Request &req, httplib::Response &res) {
         t_request = RequestInfo{};
@@ -356,10 +378,15 @@ int runServer(const ServeOptions &options)
         res.set_content(jsonText({{"error", what}}), "application/json");
     });
     const bool accessLog = options.accessLog;
-    server.set_logger([&metrics, &log, accessLog](const httplib::Request &req, const httplib::Response &res) {
+    server.set_logger([&metrics, &log, accessLog, &answered, &answeredErrors, &lastLatencyMs](
+                          const httplib::Request &req, const httplib::Response &res) {
         RequestInfo &r = t_request;
         const double seconds = r.started ? secondsSince(r.start) : 0.0;
         metrics.countRequest(r.model, r.api, res.status, seconds);
+        lastLatencyMs = seconds * 1000.0;
+        if (res.status >= 400)
+            ++answeredErrors;
+        ++answered; // last: a reader that sees the count sees its error and latency too
         if (accessLog) {
             nlohmann::json line = {{"event", "request"},
                                    {"remote", req.remote_addr},
@@ -410,28 +437,64 @@ int runServer(const ServeOptions &options)
          {"auth", !token.empty()}});
     registry.startPolling();
 
+    if (options.onListening)
+        options.onListening(port);
+
+    const auto stats = [&] {
+        ServeStats st;
+        st.requests = answered.load();
+        st.errors = answeredErrors.load();
+        st.lastLatencyMs = lastLatencyMs.load();
+        st.inFlight = inFlight.load();
+        return st;
+    };
     std::atomic<bool> finished{false};
-    std::thread signalWaiter([&] {
+    // Watches for the stop signal (or `stop`) and reports the counts while they change.
+    std::thread watcher([&] {
+        std::uint64_t reported = 0;
+        std::int64_t reportedInFlight = 0;
+        bool stopping = false;
         while (!finished) {
-            pollfd fd{g_signalPipe[0], POLLIN, 0};
-            unsigned char sig = 0;
-            if (::poll(&fd, 1, 200) <= 0 || ::read(g_signalPipe[0], &sig, 1) != 1)
-                continue;
-            if (sig == SIGTERM || sig == SIGINT) {
-                log({{"event", "draining"}, {"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"},
-                     {"in_flight", inFlight.load()}});
-                while (!server.is_running() && !finished)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                server.stop();
-                registry.drain();
-                return;
+            if (options.onStats) {
+                const ServeStats st = stats();
+                if (st.requests != reported || st.inFlight != reportedInFlight) {
+                    reported = st.requests;
+                    reportedInFlight = st.inFlight;
+                    options.onStats(st);
+                }
             }
+            if (stopping) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                continue;
+            }
+            std::string reason;
+            if (options.handleSignals) {
+                pollfd fd{g_signalPipe[0], POLLIN, 0};
+                unsigned char sig = 0;
+                if (::poll(&fd, 1, 100) > 0 && ::read(g_signalPipe[0], &sig, 1) == 1 &&
+                    (sig == SIGTERM || sig == SIGINT))
+                    reason = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+            } else {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            }
+            if (reason.empty() && options.stop.isCancelled())
+                reason = "stop";
+            if (reason.empty())
+                continue;
+            log({{"event", "draining"}, {"signal", reason}, {"in_flight", inFlight.load()}});
+            while (!server.is_running() && !finished)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            server.stop();
+            registry.drain();
+            stopping = true; // the counts are still reported while the requests in flight finish
         }
     });
     server.listen_after_bind(); // returns once stopped and every worker finished its connection
     finished = true;
-    signalWaiter.join();
+    watcher.join();
     registry.stop();
+    if (options.onStats)
+        options.onStats(stats());
     log({{"event", "stopped"}});
     return 0;
 }
