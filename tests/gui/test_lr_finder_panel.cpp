@@ -3,10 +3,13 @@
 // live in increasing learning rate, the suggestions lie on the measured curve before it
 // diverges, Use puts the suggestion into the form, nothing is written into the runs folder,
 // cancel stops it with the settings unchanged, and the finder and a training run exclude each
-// other.
+// other. The plot keeps its legend off the curve and the measured points inside its axes.
+// qcustomplot.h (plot_checks.h) uses the bare signals/slots keywords; before any Qt header.
+#undef QT_NO_KEYWORDS
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/run/run_config.h"
+#include "plot_checks.h"
 #include "small_run.h"
 #include "train/augmentation_editor.h"
 #include "train/lr_finder_panel.h"
@@ -185,6 +188,31 @@ private Q_SLOTS:
 
         // The plot has the curve, the text the suggestions, the buttons their values.
         QCOMPARE(finder->points().size(), r.points.size());
+        {
+            // The legend above the axes; every learning rate measured strictly inside the x
+            // range, the lowest loss above the bottom, the starting plateau below the top (the
+            // blow-up after the minimum may leave it), and the suggestions inside.
+            QCustomPlot *plot = finder->plot();
+            plot_checks::checkLegendOutsideAxes(plot);
+            QVERIFY(plot->legend->visible());
+            QCOMPARE(plot->graph(1)->dataCount(), r.points.size()); // smoothed
+            const QCPRange x = plot->xAxis->range();
+            const QCPRange y = plot->yAxis->range();
+            QVERIFY2(x.lower < first && x.upper > last, qPrintable(QStringLiteral("[%1, %2]").arg(x.lower).arg(x.upper)));
+            double low = r.points.first().loss;
+            double plateau = 0;
+            for (const LrFindPoint &p : r.points)
+                low = std::min({low, p.loss, p.smoothed});
+            const int lowest = int(std::min_element(r.points.begin(), r.points.end(),
+                                                    [](const LrFindPoint &a, const LrFindPoint &b) { return a.smoothed < b.smoothed; }) -
+                                   r.points.begin());
+            for (int i = 0; i <= lowest; ++i)
+                plateau = std::max(plateau, r.points[i].smoothed);
+            QVERIFY2(y.lower < low && y.upper > plateau,
+                     qPrintable(QStringLiteral("[%1, %2], loss %3 .. %4").arg(y.lower).arg(y.upper).arg(low).arg(plateau)));
+            for (const LrFindSuggestion &s : {*r.valley, *r.steepest})
+                QVERIFY(x.contains(s.lr) && y.contains(s.smoothed));
+        }
         QVERIFY2(finder->suggestionLabel()->text().contains(LrFinderPanel::formatLr(r.valley->lr)),
                  qPrintable(finder->suggestionLabel()->text()));
         QVERIFY(finder->suggestionLabel()->text().contains(LrFinderPanel::formatLr(r.steepest->lr)));

@@ -14,6 +14,7 @@
 #include "evaluate/evaluate_page.h"
 #include "export/export_page.h"
 #include "model/model_page.h"
+#include "plot_checks.h"
 #include "runs/run_overlay_plot.h"
 #include "runs/runs_page.h"
 #include "shell/about_dialog.h"
@@ -83,38 +84,8 @@ QVariant settingValue(const QWidget *editor)
     return qobject_cast<const QComboBox *>(editor)->currentIndex();
 }
 
-QColor backgroundOf(QCustomPlot *plot)
-{
-    return plot->toPixmap(120, 90).toImage().pixelColor(1, 1);
-}
-
-// The legend is outside the axis rect, and the axes reach beyond the data.
-void checkLegendAndPadding(QCustomPlot *plot)
-{
-    plot->replot();
-    QVERIFY2(!plot->legend->visible() || !plot->legend->outerRect().intersects(plot->axisRect()->rect()),
-             qPrintable(plot->objectName()));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
-        bool found = false;
-        QCPRange data;
-        for (int i = 0; i < plot->plottableCount(); ++i) {
-            QCPAbstractPlottable *p = plot->plottable(i);
-            if (!p->visible() || (p->keyAxis() != axis && p->valueAxis() != axis))
-                continue;
-            bool ok = false;
-            const QCPRange range = p->keyAxis() == axis ? p->getKeyRange(ok) : p->getValueRange(ok);
-            if (ok)
-                data = found ? QCPRange(std::min(data.lower, range.lower), std::max(data.upper, range.upper)) : range;
-            found = found || ok;
-        }
-        if (!found)
-            continue;
-        QVERIFY2(axis->range().upper > data.upper, qPrintable(plot->objectName()));
-        // A bar chart starts at zero; every other range has room below its lowest point too.
-        if (!qobject_cast<QCPBars *>(plot->plottable(0)) || axis == plot->xAxis)
-            QVERIFY2(axis->range().lower < data.lower, qPrintable(plot->objectName()));
-    }
-}
+using plot_checks::backgroundOf;
+using plot_checks::checkLegendAndPadding;
 
 } // namespace
 
@@ -501,10 +472,8 @@ private Q_SLOTS:
         }
         QVERIFY(dark && light);
         dark->trigger();
-        for (QCustomPlot *plot : plots) {
-            QVERIFY2(backgroundOf(plot).lightness() < 100, qPrintable(plot->objectName()));
-            QVERIFY2(plot->xAxis->tickLabelColor().lightness() > 150, qPrintable(plot->objectName()));
-        }
+        for (QCustomPlot *plot : plots)
+            plot_checks::checkDarkPlot(plot); // the dark palette's colours, not merely dark ones
         ui::TrainingCurves later;
         later.show();
         QVERIFY(QTest::qWaitForWindowExposed(&later));
@@ -517,8 +486,10 @@ private Q_SLOTS:
         QVERIFY(matrixBackground().lightness() < 100);
 
         light->trigger();
-        for (QCustomPlot *plot : plots)
+        for (QCustomPlot *plot : plots) {
             QVERIFY2(backgroundOf(plot).lightness() > 150, qPrintable(plot->objectName()));
+            plot_checks::checkPlotColours(plot);
+        }
         QVERIFY(matrixBackground().lightness() > 150);
     }
 

@@ -4,14 +4,21 @@
 // best, deleting one, and the Evaluate/Export hand-offs. On real small runs (small_run.h): the
 // checkpoint table's epochs and metric columns, the dataset column, the Evaluate and Export
 // pages preselecting the newest finished run and following the Runs page's selection, and a
-// paused run's state.
+// paused run's state; the overlaid curves of two real runs: the legend off the points, the
+// extreme points inside the axes, the dark theme's colours. With LATHE_RUNS_OVERLAY_SHOTS=DIR it
+// also saves the page with the overlay there, light and dark (runs-overlay-<theme>.png).
+// qcustomplot.h (plot_checks.h) uses the bare signals/slots keywords; before any Qt header.
+#undef QT_NO_KEYWORDS
+#include "common/theme.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/run/run_folder.h"
 #include "engine/training/trainer.h"
 #include "evaluate/evaluate_page.h"
 #include "export/export_page.h"
+#include "plot_checks.h"
 #include "runs/run_filter_model.h"
+#include "runs/run_overlay_plot.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
 #include "shell/main_window.h"
@@ -478,6 +485,57 @@ private Q_SLOTS:
         job->requestCancel();
         QVERIFY(ended.wait(120000));
         QCOMPARE(shownState(), QStringLiteral("Stopped"));
+    }
+    // Last: it switches the application's theme. The 5-epoch and the 1-epoch run overlaid: the
+    // legend above the axes (never over the newest epochs), every metric's extreme points
+    // inside the axis ranges, and the plot in the dark palette after a switch, then light again.
+    void overlayKeepsPointsInViewInBothThemes()
+    {
+        RunsPage page;
+        page.resize(1200, 800);
+        page.setProject(m_real.get());
+        waitRefreshed(page);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QSignalSpy loaded(&page, &RunsPage::selectionLoaded);
+        page.selectRuns({m_fiveEpochs, m_oneEpoch});
+        QVERIFY(loaded.wait());
+        ui::RunOverlayPlot *overlay = page.overlay();
+        QVERIFY(overlay->isVisible());
+        QCustomPlot *plot = overlay->plot();
+        QCOMPARE(overlay->graphCount(), 2);
+        QCOMPARE(plot->legend->itemCount(), 2);
+        QVERIFY(plot->legend->visible());
+        QCOMPARE(overlay->pointCount(0) + overlay->pointCount(1), 6); // 5 epochs and 1
+        auto *metric = overlay->findChild<QComboBox *>();
+        QVERIFY(metric);
+        for (int i = 0; i < metric->count(); ++i) {
+            metric->setCurrentIndex(i);
+            QVERIFY2(overlay->pointCount(0) + overlay->pointCount(1) == 6, qPrintable(overlay->metric()));
+            plot_checks::checkLegendAndPadding(plot);
+            // The newest epoch (5) inside the range, not on its edge.
+            QVERIFY2(plot->xAxis->range().upper > 5 && plot->xAxis->range().lower < 1, qPrintable(overlay->metric()));
+        }
+        metric->setCurrentIndex(0);
+        const QString dir = qEnvironmentVariable("LATHE_RUNS_OVERLAY_SHOTS");
+
+        ui::applyTheme(QStringLiteral("dark"));
+        QTRY_VERIFY(plot_checks::backgroundOf(plot).lightness() < 100);
+        plot_checks::checkDarkPlot(plot);
+        plot_checks::checkLegendAndPadding(plot);
+        if (!dir.isEmpty()) {
+            plot->replot();
+            QVERIFY(page.grab().save(QStringLiteral("%1/runs-overlay-dark.png").arg(dir)));
+        }
+
+        ui::applyTheme(QStringLiteral("light"));
+        QTRY_VERIFY(plot_checks::backgroundOf(plot).lightness() > 150);
+        plot_checks::checkPlotColours(plot);
+        QVERIFY(plot->xAxis->tickLabelColor().lightness() < 100);
+        if (!dir.isEmpty()) {
+            plot->replot();
+            QVERIFY(page.grab().save(QStringLiteral("%1/runs-overlay-light.png").arg(dir)));
+        }
     }
 };
 

@@ -1,11 +1,13 @@
 // The Tune page's study charts on a study built by hand (optimizer.lr log-uniform, optimizer.name
 // a choice; trials completed, pruned and running with their epochs): what each plot holds, where
 // the parallel coordinates put each value, the importance bars and their note before and after
-// the third completed trial, and the texts of an empty study. With LATHE_STUDY_CHARTS_SHOTS=DIR it
+// the third completed trial, and the texts of an empty study; legends off the points, the
+// extreme points inside the axes, and the dark theme's colours after a switch. With LATHE_STUDY_CHARTS_SHOTS=DIR it
 // also saves each tab of a 30-trial study there, light and dark (study-charts-<tab>-<theme>.png).
 // Built without QT_NO_KEYWORDS: qcustomplot.h uses the bare signals/slots keywords.
 #include "common/theme.h"
 #include "engine/tune/param_importance.h"
+#include "plot_checks.h"
 #include "tune/study_charts.h"
 
 #include <qcustomplot.h>
@@ -265,6 +267,60 @@ private Q_SLOTS:
         bars = qobject_cast<QCPBars *>(charts.importancePlot()->plottable(0));
         QCOMPARE(bars->data()->at(0)->value, 0.0);
         QCOMPARE(bars->data()->at(1)->value, 0.0);
+    }
+
+    // The legends above the axes, every point inside them (the importance bars from zero), and
+    // after a theme switch every plot and its drawn labels in the dark palette, then light again.
+    void chartsKeepPointsInViewInBothThemes()
+    {
+        StudyCharts charts;
+        charts.resize(900, 560);
+        engine::StudyState state;
+        state.space = space();
+        state.trials = trials();
+        charts.setStudy(state);
+        charts.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&charts));
+        const QList<QCustomPlot *> plots = {charts.bestSoFarPlot(), charts.curvesPlot(), charts.parallelPlot(),
+                                            charts.importancePlot()};
+        // Each tab's plot laid out as shown (a hidden tab's keeps its size from before).
+        const auto checkEachTab = [&] {
+            for (int i = 0; i < charts.count(); ++i) {
+                charts.setCurrentIndex(i);
+                QTRY_VERIFY(plots[i]->isVisible() && plots[i]->viewport().size() == plots[i]->size());
+                plot_checks::checkLegendAndPadding(plots[i]);
+            }
+        };
+        checkEachTab();
+        QVERIFY(charts.bestSoFarPlot()->legend->visible());
+        QVERIFY(charts.curvesPlot()->legend->visible());
+        QCOMPARE(charts.importancePlot()->plottableCount(), 1);
+        QVERIFY(charts.importancePlot()->xAxis->range().lower <= 0); // bars from zero, whole
+        charts.setCurrentIndex(0);
+
+        // The labels drawn as items (the parallel axes' ticks) take the palette's text colour.
+        const auto itemTextColours = [](QCustomPlot *plot) {
+            QSet<QString> colours;
+            for (int i = 0; i < plot->itemCount(); ++i)
+                if (auto *text = qobject_cast<QCPItemText *>(plot->item(i)))
+                    colours.insert(text->color().name());
+            return colours;
+        };
+        ui::applyTheme(QStringLiteral("dark"));
+        QTRY_VERIFY(plot_checks::backgroundOf(charts.bestSoFarPlot()).lightness() < 100);
+        for (QCustomPlot *plot : plots)
+            plot_checks::checkDarkPlot(plot);
+        const QString darkText = QApplication::palette().color(QPalette::WindowText).name();
+        QTRY_COMPARE(itemTextColours(charts.parallelPlot()), QSet<QString>({darkText})); // redrawn a turn later
+        checkEachTab();
+        charts.setCurrentIndex(0);
+
+        ui::applyTheme(QStringLiteral("light"));
+        QTRY_VERIFY(plot_checks::backgroundOf(charts.bestSoFarPlot()).lightness() > 150);
+        for (QCustomPlot *plot : plots)
+            plot_checks::checkPlotColours(plot);
+        QTRY_COMPARE(itemTextColours(charts.parallelPlot()),
+                     QSet<QString>({QApplication::palette().color(QPalette::WindowText).name()}));
     }
 
     // Not a check: the four tabs of a larger study, for a look (LATHE_STUDY_CHARTS_SHOTS=DIR).

@@ -1,11 +1,16 @@
 // The Train page's augmentation section on real shards (Fashion-MNIST written by the engine):
 // the project's converted datasets are listed, the preview shows the training images through
 // the list, editing the list (add, bad parameters, probability) redraws or refuses with a
-// reason, re-roll draws new parameters, and the settings come back with the project.
+// reason, re-roll draws new parameters, and the settings come back with the project. The
+// schedule preview keeps the rate's ends inside its axes, and the page's charts follow the theme.
+// qcustomplot.h (plot_checks.h) uses the bare signals/slots keywords; before any Qt header.
+#undef QT_NO_KEYWORDS
+#include "common/theme.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/pipeline/augmentation.h"
 #include "engine/run/run_config.h"
+#include "plot_checks.h"
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
 #include "train/augmentation_editor.h"
@@ -13,6 +18,7 @@
 #include "train/augmentation_step_form.h"
 #include "train/augmentation_text.h"
 #include "train/device_picker.h"
+#include "train/lr_finder_panel.h"
 #include "train/lr_schedule_preview.h"
 #include "train/preset_panel.h"
 #include "train/run_config_form.h"
@@ -610,6 +616,53 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 1);
         QVERIFY(lines.first().startsWith(QStringLiteral("optimizer.lr: 0.1")));
         QCOMPARE(ui::RunsPage::diffConfigs({{"a", 1}}, {{"a", 1}}).size(), 1); // "the same"
+    }
+    // Last: it switches the application's theme. The schedule preview draws both ends of the
+    // rate whole (a warm-up from 0 and a cosine back to 0; a constant rate off the edges), and
+    // every chart of the page (the preview, the live curves, the LR finder) takes the dark
+    // palette after a switch, then the light one again.
+    void chartsKeepTheirEndsInViewInBothThemes()
+    {
+        TrainPage page(&m_jobs);
+        page.resize(1400, 900);
+        page.setProject(m_project.get());
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QTRY_COMPARE(page.datasetPicker()->count(), 1);
+        ui::LrSchedulePreview *preview = page.lrPreview();
+        QCustomPlot *plot = preview->plot();
+
+        page.form()->setValues({{"optimizer", {{"lr", 0.1}, {"epochs", 4}, {"batch_size", 2}}},
+                                {"schedule", {{"name", "cosine"}, {"warmup_epochs", 1}}}});
+        QTRY_VERIFY(preview->pointCount() > 2);
+        bool ok = false;
+        const QCPRange values = plot->graph(0)->getValueRange(ok);
+        QVERIFY(ok);
+        QVERIFY2(values.upper > 0.09 && values.lower < 0.01, qPrintable(QStringLiteral("%1 %2").arg(values.lower).arg(values.upper)));
+        plot_checks::checkLegendAndPadding(plot);
+        QVERIFY(plot->yAxis->range().lower < 0); // the rate at 0 is not drawn along the axis
+
+        page.form()->setValues({{"schedule", {{"name", "constant"}, {"warmup_epochs", 0}}}});
+        QTRY_COMPARE(preview->lrAtStep(0), 0.1);
+        plot_checks::checkLegendAndPadding(plot);
+        QVERIFY(plot->yAxis->range().contains(0.1) && plot->yAxis->range().size() > 0);
+
+        const QList<QCustomPlot *> plots = page.findChildren<QCustomPlot *>();
+        QVERIFY2(plots.size() >= 6, qPrintable(QString::number(plots.size()))); // curves, preview, finder
+        QVERIFY(plots.contains(plot));
+        QVERIFY(plots.contains(page.lrFinderPanel()->plot()));
+        ui::applyTheme(QStringLiteral("dark"));
+        QTRY_VERIFY(plot_checks::backgroundOf(plot).lightness() < 100);
+        for (QCustomPlot *p : plots)
+            plot_checks::checkDarkPlot(p);
+        plot_checks::checkLegendAndPadding(plot);
+
+        ui::applyTheme(QStringLiteral("light"));
+        QTRY_VERIFY(plot_checks::backgroundOf(plot).lightness() > 150);
+        for (QCustomPlot *p : plots) {
+            plot_checks::checkPlotColours(p);
+            QVERIFY2(p->xAxis->tickLabelColor().lightness() < 100, qPrintable(p->objectName()));
+        }
     }
 };
 

@@ -38,6 +38,21 @@ QString numberText(double v)
     return QString::number(v, 'g', 4);
 }
 
+// The names of the fields that live on the Model page, or whose Train page label needs its
+// group beside it ("Decay"); empty for the rest, which keep the Train page's label.
+QString tuneLabel(const QString &field)
+{
+    if (field == QLatin1String("data.image_size"))
+        return SearchSpaceEditor::tr("Image size");
+    if (field == QLatin1String("model.head.dropout"))
+        return SearchSpaceEditor::tr("Head dropout");
+    if (field == QLatin1String("model.freeze.frozen_stages"))
+        return SearchSpaceEditor::tr("Frozen stages");
+    if (field == QLatin1String("ema.decay"))
+        return SearchSpaceEditor::tr("Weight averaging decay");
+    return {};
+}
+
 // A number typed in an edit, or the text itself when it is none: the space's parser then names
 // the field and says what is wrong.
 json numberOf(const QLineEdit *edit)
@@ -59,11 +74,13 @@ SearchSpaceEditor::SearchSpaceEditor(QWidget *parent)
     m_table->setHorizontalHeaderLabels({tr("Vary"), tr("Field"), tr("Searched as"), tr("From / values"), tr("To")});
     m_table->verticalHeader()->hide();
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->horizontalHeader()->setSectionResizeMode(FieldColumn, QHeaderView::Stretch);
+    // The field names whole, on one line; the value edits take what is left.
+    m_table->setWordWrap(false);
     m_table->horizontalHeader()->setSectionResizeMode(VaryColumn, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(FieldColumn, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(TypeColumn, QHeaderView::ResizeToContents);
-    m_table->setColumnWidth(LowColumn, 90);
-    m_table->setColumnWidth(HighColumn, 90);
+    m_table->horizontalHeader()->setSectionResizeMode(LowColumn, QHeaderView::Stretch);
+    m_table->setColumnWidth(HighColumn, 80);
 
     for (const json &entry : engine::runConfigSchema()) {
         const QString field = QString::fromStdString(entry.value("field", std::string()));
@@ -109,7 +126,9 @@ void SearchSpaceEditor::addRow(const QString &field, const QString &kind)
     row.vary->setToolTip(tr("Vary this field in the study; unticked, every trial keeps the Train page's value."));
     m_table->setCellWidget(r, VaryColumn, row.vary);
 
-    QString label = RunConfigForm::fieldLabel(field);
+    QString label = tuneLabel(field);
+    if (label.isEmpty())
+        label = RunConfigForm::fieldLabel(field);
     if (label.endsWith(QLatin1Char(':')) || label.endsWith(QChar(0xFF1A)))
         label.chop(1);
     auto *name = new QTableWidgetItem(label);
@@ -193,7 +212,8 @@ void SearchSpaceEditor::setDefaults(Row &row)
     else if (f == QLatin1String("ema.decay"))
         range(0.99, 0.9999, 1);
     else if (f == QLatin1String("data.image_size")) {
-        const int size = base.is_number_integer() ? base.get<int>() : 64;
+        // 0 is "the backbone's default": 224 for every backbone in the zoo.
+        const int size = base.is_number_integer() && base.get<int>() > 0 ? base.get<int>() : 224;
         const int larger = int(std::lround(size * 1.5 / 8.0)) * 8;
         row.low->setText(QStringLiteral("%1, %2").arg(size).arg(larger));
     } else if (f == QLatin1String("optimizer.name")) {

@@ -290,8 +290,18 @@ void StudyCharts::setStudy(const engine::StudyState &state)
 void StudyCharts::changeEvent(QEvent *event)
 {
     QTabWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) // the items take their colours when drawn
-        setStudy(m_state);
+    // The items take their colours when drawn, from the plots' palettes: those change after this
+    // event (a parent hears of a new palette before its children), so the redraw waits a turn.
+    if (event->type() == QEvent::PaletteChange && !m_redrawQueued) {
+        m_redrawQueued = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_redrawQueued = false;
+                setStudy(m_state);
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 void StudyCharts::drawBestSoFar(const StudyState &state)

@@ -41,7 +41,9 @@ public:
     static QString metricTitle(const QString &metric);
 
 protected:
-    void changeEvent(QEvent *event) override; // a theme switch: redrawn in its colours
+    // A theme switch: redrawn in its colours once the plots have theirs (the event reaches this
+    // widget before its children take the new palette).
+    void changeEvent(QEvent *event) override;
 
 private:
     void drawBestSoFar(const engine::StudyState &state);
@@ -56,6 +58,7 @@ private:
     QCustomPlot *m_importance;
     QLabel *m_importanceNote;
     engine::StudyState m_state; // for the hover texts
+    bool m_redrawQueued = false;
 };
 
 } // namespace lathe::ui

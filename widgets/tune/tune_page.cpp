@@ -65,6 +65,8 @@ TunePage::TunePage(workspace::JobManager *jobs, QWidget *parent)
     splitter->addWidget(buildResults());
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
+    // Room for the search space's field names beside the charts.
+    splitter->setSizes({560, 600});
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(splitter);
 
