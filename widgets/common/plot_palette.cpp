@@ -145,10 +145,36 @@ QCPRange paddedRange(const QCPRange &range)
 
 void rescaleWithPadding(QCustomPlot *plot)
 {
-    plot->rescaleAxes();
-    for (QCPAxis *axis : plot->axisRect()->axes())
-        if (axis->visible())
-            axis->setRange(paddedRange(axis->range()));
+    // The data's own bounds per axis, not QCustomPlot's rescaleAxes(): for a flat series (every
+    // value equal) that keeps the axis's old span around it, which paddedRange() then pads.
+    for (QCPAxis *axis : plot->axisRect()->axes()) {
+        if (!axis->visible())
+            continue;
+        // A logarithmic axis takes the positive values only, as rescaleAxes() does.
+        const QCP::SignDomain sign = axis->scaleType() == QCPAxis::stLogarithmic
+                                         ? (axis->range().upper < 0 ? QCP::sdNegative : QCP::sdPositive)
+                                         : QCP::sdBoth;
+        QCPRange total;
+        bool any = false;
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            QCPAbstractPlottable *p = plot->plottable(i);
+            bool found = false;
+            QCPRange range;
+            if (p->keyAxis() == axis)
+                range = p->getKeyRange(found, sign);
+            else if (p->valueAxis() == axis)
+                range = p->getValueRange(found, sign);
+            if (!found)
+                continue;
+            if (any)
+                total.expand(range);
+            else
+                total = range;
+            any = true;
+        }
+        if (any)
+            axis->setRange(paddedRange(total));
+    }
 }
 
 } // namespace lathe::ui
