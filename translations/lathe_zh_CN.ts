@@ -757,10 +757,6 @@
         <translation>无法创建文件夹 %1。</translation>
     </message>
     <message>
-        <source>Cannot write %1: %2</source>
-        <translation>无法写入 %1：%2</translation>
-    </message>
-    <message>
         <source>Cannot delete %1.</source>
         <translation>无法删除 %1。</translation>
     </message>
@@ -1682,10 +1678,6 @@ Predicted: %2
 <context>
     <name>lathe::ui::EvaluatePage</name>
     <message>
-        <source>%1: cannot write the file (%2)</source>
-        <translation>%1：无法写入文件（%2）</translation>
-    </message>
-    <message>
         <source>Test-time augmentation</source>
         <translation>测试时增强</translation>
     </message>
@@ -2143,6 +2135,114 @@ Predicted: %2
     <message>
         <source>not measured</source>
         <translation>未测量</translation>
+    </message>
+    <message>
+        <source>Serve…</source>
+        <translation>提供服务…</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the server after the requests in flight are answered.</source>
+        <translation>应答完正在处理的请求后停止服务器。</translation>
+    </message>
+    <message>
+        <source>A server is running: stop it to serve another export.</source>
+        <translation>已有服务器在运行：先停止它，才能为另一个导出提供服务。</translation>
+    </message>
+    <message>
+        <source>Only an export whose every artifact passed its checks can be served.</source>
+        <translation>只有每个文件都通过检查的导出才能提供服务。</translation>
+    </message>
+    <message>
+        <source>Select an export that passed its checks to serve it.</source>
+        <translation>选择一个通过检查的导出来提供服务。</translation>
+    </message>
+    <message>
+        <source>Serve this export over HTTP with TensorFlow Serving&apos;s REST API, as a job.</source>
+        <translation>以作业形式，通过 HTTP 用 TensorFlow Serving 的 REST API 为此导出提供服务。</translation>
+    </message>
+    <message>
+        <source>Serve Export</source>
+        <translation>为导出提供服务</translation>
+    </message>
+    <message>
+        <source>The NAME in /v1/models/NAME: letters, digits, &apos;_&apos;, &apos;-&apos; and &apos;.&apos;.</source>
+        <translation>/v1/models/NAME 中的 NAME：字母、数字、“_”、“-”和“.”。</translation>
+    </message>
+    <message>
+        <source>127.0.0.1: this computer only; 0.0.0.0: every network interface (anyone who can reach this computer can then use the model).</source>
+        <translation>127.0.0.1：仅本机；0.0.0.0：所有网络接口（能访问本机的任何人都可以使用该模型）。</translation>
+    </message>
+    <message>
+        <source>TensorFlow Serving&apos;s REST port is 8501; the first free one from there is offered.</source>
+        <translation>TensorFlow Serving 的 REST 端口是 8501；将提供从它开始的第一个空闲端口。</translation>
+    </message>
+    <message>
+        <source>Port %1 is in use; port %2 is free.</source>
+        <translation>端口 %1 已被占用；端口 %2 空闲。</translation>
+    </message>
+    <message>
+        <source>Export: %1</source>
+        <translation>导出：%1</translation>
+    </message>
+    <message>
+        <source>Serve</source>
+        <translation>提供服务</translation>
+    </message>
+    <message>
+        <source>Model name:</source>
+        <translation>模型名称：</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <source>A model name is letters, digits, &apos;_&apos;, &apos;-&apos; and &apos;.&apos; (at most 128 characters).</source>
+        <translation>模型名称由字母、数字、“_”、“-”和“.”组成（最多 128 个字符）。</translation>
+    </message>
+    <message>
+        <source>Give the address to listen on, such as 127.0.0.1.</source>
+        <translation>请给出要监听的地址，例如 127.0.0.1。</translation>
+    </message>
+    <message>
+        <source>Port %1 is in use on %2; port %3 is free and now chosen: press Serve to use it.</source>
+        <translation>%2 上的端口 %1 已被占用；已改选空闲端口 %3：按“提供服务”使用它。</translation>
+    </message>
+    <message>
+        <source>Cannot listen on %1 port %2: the port is in use or the address is not one of this computer&apos;s.</source>
+        <translation>无法在 %1 的端口 %2 上监听：端口已被占用，或该地址不属于本机。</translation>
+    </message>
+    <message>
+        <source>Starting the server for %1…</source>
+        <translation>正在为 %1 启动服务器…</translation>
+    </message>
+    <message>
+        <source>Serving %1 at %2</source>
+        <translation>正在 %2 为 %1 提供服务</translation>
+    </message>
+    <message>
+        <source>Requests: %1, errors: %2, last latency: %3 ms</source>
+        <translation>请求：%1，错误：%2，最近延迟：%3 毫秒</translation>
+    </message>
+    <message>
+        <source>The server stopped: %1</source>
+        <translation>服务器已停止：%1</translation>
+    </message>
+    <message>
+        <source>Stopped serving %1.</source>
+        <translation>已停止为 %1 提供服务。</translation>
+    </message>
+    <message>
+        <source>Stopping %1 after the requests in flight…</source>
+        <translation>应答完正在处理的请求后停止 %1…</translation>
     </message>
 </context>
 <context>
@@ -4407,6 +4507,22 @@ annotations.json：%2</translation>
         <source>Values separated by commas, out of: %1</source>
         <translation>用逗号分隔的取值，可选：%1</translation>
     </message>
+    <message>
+        <source>Image size</source>
+        <translation>图像尺寸</translation>
+    </message>
+    <message>
+        <source>Head dropout</source>
+        <translation>分类头 Dropout</translation>
+    </message>
+    <message>
+        <source>Frozen stages</source>
+        <translation>冻结阶段数</translation>
+    </message>
+    <message>
+        <source>Weight averaging decay</source>
+        <translation>权重平均衰减</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ShardCountsModel</name>
@@ -5376,10 +5492,6 @@ Index: %2</source>
         <source>%1: cannot relabel it as &quot;%2&quot;: dataset &quot;%3&quot; has no such class</source>
         <translation>%1：无法将其重新标注为“%2”：数据集“%3”中没有该类别</translation>
     </message>
-    <message>
-        <source>%1: cannot write the file (%2)</source>
-        <translation>%1：无法写入文件（%2）</translation>
-    </message>
 </context>
 <context>
     <name>lathe::workspace::ConvertJob</name>
@@ -5484,8 +5596,8 @@ Index: %2</source>
         <translation>正在导入演示图像</translation>
     </message>
     <message>
-        <source>%1: cannot write the recipe: %2</source>
-        <translation>%1：无法写入方案：%2</translation>
+        <source>Cannot write the recipe: %1</source>
+        <translation>无法写入配方：%1</translation>
     </message>
 </context>
 <context>
@@ -5737,6 +5849,49 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::workspace::ServeJob</name>
+    <message>
+        <source>Serve %1</source>
+        <translation>为 %1 提供服务</translation>
+    </message>
+    <message>
+        <source>Serving %1 at %2 (requests: %3, errors: %4, last latency: %5 ms)</source>
+        <translation>正在 %2 为 %1 提供服务（请求：%3，错误：%4，最近延迟：%5 毫秒）</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; cannot be a model name: use letters, digits, &apos;_&apos;, &apos;-&apos; and &apos;.&apos; (at most 128)</source>
+        <translation>“%1”不能作为模型名称：请使用字母、数字、“_”、“-”和“.”（最多 128 个）</translation>
+    </message>
+    <message>
+        <source>No address was given to listen on</source>
+        <translation>没有给出要监听的地址</translation>
+    </message>
+    <message>
+        <source>%1 is not an export folder (it has no report.json)</source>
+        <translation>%1 不是导出文件夹（其中没有 report.json）</translation>
+    </message>
+    <message>
+        <source>%1 is not a TCP port (1 to 65535)</source>
+        <translation>%1 不是 TCP 端口（1 到 65535）</translation>
+    </message>
+    <message>
+        <source>Cannot listen on %1 port %2: the port is in use (port %3 is free), or the address is not one of this computer&apos;s.</source>
+        <translation>无法在 %1 的端口 %2 上监听：端口已被占用（端口 %3 空闲），或该地址不属于本机。</translation>
+    </message>
+    <message>
+        <source>Cannot listen on %1 port %2: the port is in use, or the address is not one of this computer&apos;s.</source>
+        <translation>无法在 %1 的端口 %2 上监听：端口已被占用，或该地址不属于本机。</translation>
+    </message>
+    <message>
+        <source>Loading %1</source>
+        <translation>正在加载 %1</translation>
+    </message>
+    <message>
+        <source>Cannot serve %1: %2</source>
+        <translation>无法为 %1 提供服务：%2</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::ShardManifest</name>
     <message>
         <source>%1: not a dataset.json; choose the dataset.json in a converted dataset&apos;s folder</source>
@@ -5807,14 +5962,6 @@ Index: %2</source>
     <message>
         <source>%1: read error (%2)</source>
         <translation>%1：读取错误（%2）</translation>
-    </message>
-    <message>
-        <source>%1: cannot write (disk full?)</source>
-        <translation>%1：无法写入（磁盘已满？）</translation>
-    </message>
-    <message>
-        <source>%1: cannot move into place (%2)</source>
-        <translation>%1：无法移动到目标位置（%2）</translation>
     </message>
     <message>
         <source>%1 is already being downloaded</source>
