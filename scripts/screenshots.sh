@@ -100,10 +100,10 @@ train demo-resnet18 --arch resnet18 --lr 0.05 --schedule constant --image-size 9
 shot runs light "" "mousemove 40 197 click 1 sleep 4 mousemove 400 153 click 1 keydown shift mousemove 400 183 click 1 keyup shift sleep 4" "$TMP/demo/project"
 shot evaluate light "" "mousemove 40 235 click 1 sleep 4" "$TMP/demo/project"
 # The resnet18 run (second in the Run list) evaluated on the validation split; a click on the
-# confusion-matrix cell true Pullover / predicted Shirt lists exactly those images, and a click on
+# confusion-matrix cell true Pullover / predicted Coat lists exactly those images, and a click on
 # the first of them opens it with its Grad-CAM heat map.
 evaluate_resnet="mousemove 40 235 click 1 sleep 4 mousemove 770 50 click 1 sleep 1 key Down key Return sleep 3 \
-  mousemove 547 85 click 1 sleep 40 mousemove 491 431 click 1 sleep 3"
+  mousemove 547 85 click 1 sleep 40 mousemove 372 431 click 1 sleep 3"
 shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
 shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"
 # The Export page: the resnet18 run (second in the Run list) in all five formats, INT8 with
@@ -116,21 +116,21 @@ shot export light "" "mousemove 40 273 click 1 sleep 3 mousemove 670 50 click 1 
 shot train-lr-finder light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 \
   mousemove 1246 400 click --repeat 3 5 sleep 1 mousemove 792 495 click 1 sleep 90 \
   mousemove 1246 400 click --repeat 3 5 sleep 1 mousemove 640 790" "$TMP/demo/project"
-# A TPE+ASHA study of the learning rate, the optimiser and label smoothing (9 trials of at most 3
-# epochs at 32 pixels) from lathe-cli into the project's runs folder, then the Tune page with it
-# picked: the trial table, the best-so-far curve and the other charts.
+# A TPE+ASHA study of the learning rate, the optimiser and label smoothing (9 trials of
+# ResNet-18 for at most 3 epochs at 32 pixels) from lathe-cli into the project's runs folder,
+# then the Tune page with it picked: the trial table, the best-so-far curve and the other charts.
 study="$TMP/demo/project/runs/study-demo"
 if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" --json study "$study" | grep -q '"state": *"running"'; then
   rm -rf "$study"
   cat > "$TMP/space.json" <<'SPACE'
 {"version": 1,
- "params": {"optimizer.lr": {"type": "log_uniform", "low": 0.003, "high": 0.3},
+ "params": {"optimizer.lr": {"type": "log_uniform", "low": 0.0003, "high": 0.03},
             "optimizer.name": {"type": "choice", "values": ["sgd", "adamw"]},
             "loss.label_smoothing": {"type": "uniform", "low": 0, "high": 0.2}},
  "metric": "val_top1"}
 SPACE
   "$BUILD/app/lathe-cli" tune --data "$TMP/demo/project/datasets/fashion-mnist" --out "$study" --space "$TMP/space.json" \
-    --strategy tpe+asha --startup-trials 4 --trials 9 --epochs 3 --seed 1 --set model.arch=mobilenet_v3_small \
+    --strategy tpe+asha --startup-trials 4 --trials 9 --epochs 3 --seed 1 --set model.arch=resnet18 \
     --set data.image_size=32 --set optimizer.batch_size=32 --set schedule.name=cosine >/dev/null 2>&1
 fi
 shot tune-page light "" "mousemove 40 159 click 1 sleep 3 mousemove 406 67 click 1 sleep 1 key Down key Return sleep 4" "$TMP/demo/project"

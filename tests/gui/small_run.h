@@ -1,7 +1,15 @@
 #pragma once
 
+#include "engine/dataset/demo_data.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/run/run_config.h"
+#include "engine/training/trainer.h"
+#include "workspace/project.h"
 
+#include <QDir>
+#include <QString>
+
+#include <memory>
 #include <string>
 
 // The short real run the Evaluate and Export page tests train on the demo images: ResNet-18
@@ -22,4 +30,47 @@ inline lathe::engine::RunConfig smallRunConfig(const std::string &shards, const 
     config.featureCache.mode = "off";
     config.seed = 7;
     return config;
+}
+
+// A new project NAME in DIR/project with the demo images `demo` asks for (written to DIR/images)
+// converted into its datasets/demo folder; `convert` gives the conversion's other options.
+struct DemoProject
+{
+    std::unique_ptr<lathe::workspace::Project> project;
+    QString images;
+    lathe::engine::ConvertResult converted;
+};
+
+inline DemoProject makeDemoProject(const QString &dir, const QString &name, lathe::engine::DemoDataOptions demo,
+                                   lathe::engine::ConvertOptions convert = {})
+{
+    DemoProject out;
+    out.images = QDir::cleanPath(QDir(dir).filePath(QStringLiteral("images")));
+    demo.outDir = out.images.toStdString();
+    lathe::engine::writeDemoData(demo);
+    out.project = lathe::workspace::Project::create(QDir(dir).filePath(QStringLiteral("project")), name);
+    convert.scan.root = out.images.toStdString();
+    convert.scan.nearDuplicateDistance = 0;
+    convert.outDir = QDir(out.project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
+    out.converted = lathe::engine::convertFolder(convert);
+    return out;
+}
+
+// smallRunConfig trained into the project's runs/run-1; returns the trainer's status
+// ("finished" when it went well).
+inline std::string trainSmallRun(const lathe::workspace::Project &project, const std::string &shards,
+                                 const std::string &valSplit, QString *runDir)
+{
+    *runDir = QDir::cleanPath(QDir(project.runsDir()).filePath(QStringLiteral("run-1")));
+    return lathe::engine::train(smallRunConfig(shards, valSplit), runDir->toStdString()).value("status", std::string());
+}
+
+// Demo counts: `train` training, `val` validation and `test` test images per class.
+inline lathe::engine::DemoDataOptions demoCounts(int train, int val, int test)
+{
+    lathe::engine::DemoDataOptions demo;
+    demo.perClass = train;
+    demo.valPerClass = val;
+    demo.testPerClass = test;
+    return demo;
 }

@@ -80,34 +80,24 @@ private:
 void TestEvaluatePage::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
-    m_images = QDir::cleanPath(m_tmp.filePath(QStringLiteral("images")));
-    engine::DemoDataOptions demo;
-    demo.outDir = m_images.toStdString();
-    demo.perClass = 8;
-    demo.testPerClass = 4;
-    engine::writeDemoData(demo);
+    engine::DemoDataOptions counts;
+    counts.perClass = 8;
+    counts.testPerClass = 4;
+    engine::ConvertOptions convert;
+    convert.shardRecords = 16; // several shards per split: record positions cross shard boundaries
+    DemoProject demo = makeDemoProject(m_tmp.path(), QStringLiteral("Eval"), counts, convert);
+    m_project = std::move(demo.project);
+    m_images = demo.images;
+    m_shards = QString::fromStdString(demo.converted.outDir);
+    m_manifest = demo.converted.manifest;
 
-    m_project = workspace::Project::create(m_tmp.filePath(QStringLiteral("project")), QStringLiteral("Eval"));
     workspace::ImportJob::Params import;
     import.databasePath = m_project->databasePath();
     import.sourceDir = m_images;
     import.name = QStringLiteral("demo");
     const workspace::ImportSummary summary = workspace::ImportJob::importFolder(import, {});
     QCOMPARE(summary.ok, 120);
-
-    engine::ConvertOptions convert;
-    convert.scan.root = m_images.toStdString();
-    convert.scan.nearDuplicateDistance = 0;
-    convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
-    convert.shardRecords = 16; // several shards per split: record positions cross shard boundaries
-    const engine::ConvertResult converted = engine::convertFolder(convert);
-    m_shards = QString::fromStdString(converted.outDir);
-    m_manifest = converted.manifest;
-
-    const engine::RunConfig config = smallRunConfig(m_shards.toStdString(), "test");
-    m_run = QDir(m_project->runsDir()).filePath(QStringLiteral("run-1"));
-    const nlohmann::json trained = engine::train(config, m_run.toStdString());
-    QCOMPARE(QString::fromStdString(trained.at("status").get<std::string>()), QStringLiteral("finished"));
+    QCOMPARE(trainSmallRun(*m_project, m_shards.toStdString(), "test", &m_run), std::string("finished"));
 
     m_jobs = new workspace::JobManager(1, this);
     m_page = openPage();

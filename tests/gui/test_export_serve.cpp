@@ -100,25 +100,10 @@ private:
 void TestExportServe::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
-    m_images = QDir::cleanPath(m_tmp.filePath(QStringLiteral("images")));
-    engine::DemoDataOptions demo;
-    demo.outDir = m_images.toStdString();
-    demo.perClass = 6;
-    demo.valPerClass = 2;
-    demo.testPerClass = 0;
-    engine::writeDemoData(demo);
-
-    m_project = workspace::Project::create(m_tmp.filePath(QStringLiteral("project")), QStringLiteral("Serve"));
-    engine::ConvertOptions convert;
-    convert.scan.root = m_images.toStdString();
-    convert.scan.nearDuplicateDistance = 0;
-    convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
-    const engine::ConvertResult converted = engine::convertFolder(convert);
-
-    const engine::RunConfig config = smallRunConfig(converted.outDir, "val");
-    m_run = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("run-1")));
-    const nlohmann::json trained = engine::train(config, m_run.toStdString());
-    QCOMPARE(QString::fromStdString(trained.at("status").get<std::string>()), QStringLiteral("finished"));
+    DemoProject demo = makeDemoProject(m_tmp.path(), QStringLiteral("Serve"), demoCounts(6, 2, 0));
+    m_project = std::move(demo.project);
+    m_images = demo.images;
+    QCOMPARE(trainSmallRun(*m_project, demo.converted.outDir, "val", &m_run), std::string("finished"));
 
     // Two slots: the server holds one while it runs.
     m_jobs = new workspace::JobManager(2, this);

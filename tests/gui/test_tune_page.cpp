@@ -63,20 +63,9 @@ private:
 void TestTunePage::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
-    const QString images = QDir::cleanPath(m_tmp.filePath(QStringLiteral("images")));
-    engine::DemoDataOptions demo;
-    demo.outDir = images.toStdString();
-    demo.perClass = 6;
-    demo.valPerClass = 2;
-    demo.testPerClass = 0;
-    engine::writeDemoData(demo);
-    m_project = workspace::Project::create(m_tmp.filePath(QStringLiteral("project")), QStringLiteral("Tune"));
-    engine::ConvertOptions convert;
-    convert.scan.root = images.toStdString();
-    convert.scan.nearDuplicateDistance = 0;
-    convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
-    const engine::ConvertResult converted = engine::convertFolder(convert);
-    engine::RunConfig config = smallRunConfig(converted.outDir, "val");
+    DemoProject demo = makeDemoProject(m_tmp.path(), QStringLiteral("Tune"), demoCounts(6, 2, 0));
+    m_project = std::move(demo.project);
+    engine::RunConfig config = smallRunConfig(demo.converted.outDir, "val");
     config.optimizer.epochs = 5; // what Train This Config Fully keeps; trials train 2
     m_base = engine::runConfigToJson(config);
     m_jobs = new workspace::JobManager(1, this);
