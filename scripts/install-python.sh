@@ -36,7 +36,7 @@ if ! cmp -s "$REQ_NODEPS" "$STAMP_NODEPS"; then
   "${PIP[@]}" --no-deps -r "$REQ_NODEPS"
   # They must import with requirements.txt's packages standing in for their declared ones.
   "$VENV/bin/python" -c "from tensorflow_serving.apis import (predict_pb2, classification_pb2,
-    get_model_status_pb2, get_model_metadata_pb2)" 2>/dev/null ||
+    get_model_status_pb2, get_model_metadata_pb2)" ||
     { echo "install-python: tensorflow_serving.apis does not import in $VENV" >&2; exit 1; }
   cp "$REQ_NODEPS" "$STAMP_NODEPS"
 fi

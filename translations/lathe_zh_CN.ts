@@ -4610,22 +4610,6 @@ Index: %2</source>
         <translation>%1 %</translation>
     </message>
     <message>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <source>completed</source>
-        <translation>已完成</translation>
-    </message>
-    <message>
-        <source>pruned</source>
-        <translation>已剪枝</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
         <source>Trial</source>
         <translation>试验</translation>
     </message>

@@ -7,12 +7,12 @@
 #include "evaluate/calibration_plot.h"
 #include "evaluate/class_metrics_model.h"
 #include "evaluate/confusion_matrix_view.h"
-#include "evaluate/evaluation_files.h"
 #include "evaluate/file_prediction_panel.h"
 #include "evaluate/grad_cam_panel.h"
 #include "evaluate/grad_cam_view.h"
 #include "evaluate/prediction_gallery_model.h"
 #include "evaluate/prediction_gallery_panel.h"
+#include "workspace/atomic_file.h"
 #include "workspace/evaluate_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
@@ -586,7 +586,7 @@ void EvaluatePage::saveMetrics(const QString &path, MetricsFormat format)
             } else {
                 text = engine::metricsCsv(metrics);
             }
-            writeFileAtomic(path, QByteArray::fromStdString(text));
+            workspace::writeFileAtomically(path, QByteArray::fromStdString(text));
             return path;
         },
         [this](const QVariant &value) {

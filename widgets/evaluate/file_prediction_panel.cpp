@@ -1,7 +1,7 @@
 #include "evaluate/file_prediction_panel.h"
 
 #include "common/background_task.h"
-#include "evaluate/evaluation_files.h"
+#include "workspace/atomic_file.h"
 #include "workspace/catalog.h"
 
 #include <QDir>
@@ -195,7 +195,7 @@ void FilePredictionPanel::savePredictionsCsv(const QString &path)
                 fields << workspace::csvField(QString::fromStdString(p.error));
                 text += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
             }
-            writeFileAtomic(path, text.toUtf8());
+            workspace::writeFileAtomically(path, text.toUtf8());
             return path;
         },
         [this](const QVariant &value) {

@@ -3,6 +3,7 @@
 
 #include "common/plot_palette.h"
 #include "engine/tune/param_importance.h"
+#include "tune/trial_table_model.h"
 
 #include <qcustomplot.h>
 
@@ -84,21 +85,7 @@ int bestTrial(const StudyState &state)
     return best;
 }
 
-QString stateName(TrialState state)
-{
-    switch (state) {
-    case TrialState::Running:
-        return StudyCharts::tr("running");
-    case TrialState::Completed:
-        return StudyCharts::tr("completed");
-    case TrialState::Pruned:
-        return StudyCharts::tr("pruned");
-    case TrialState::Failed:
-        return StudyCharts::tr("failed");
-    }
-    return {};
-}
-
+// A parameter's value as the axes show it: choices by their name in the space ("sgd").
 QString valueText(const nlohmann::json &value)
 {
     if (value.is_string())
@@ -566,7 +553,6 @@ void StudyCharts::drawParallel(const StudyState &state)
         }
     }
     plot->xAxis->setTickLabelRotation(axes.size() > 6 ? 30 : 0);
-    // Room left of the first axis for its labels, a little right of the metric's.
     // Room left of the first axis for its tick labels; right of the metric's, a margin that
     // holds its tick labels and half its name (QCustomPlot drops a tick label that the widget's
     // border would cut).
@@ -672,7 +658,7 @@ void StudyCharts::showHover(QCustomPlot *plot, const QPoint &pos)
     const Trial &t = m_state.trials[size_t(trialId)];
     QStringList lines;
     const QString metric = metricTitle(QString::fromStdString(m_state.space.metric));
-    lines << tr("Trial %1 (%2)").arg(t.id).arg(stateName(t.state));
+    lines << tr("Trial %1 (%2)").arg(t.id).arg(TrialTableModel::stateLabel(t.state));
     if (plot == m_curves) {
         const auto it = t.intermediate.find(int(std::lround(key)));
         if (it != t.intermediate.end())

@@ -392,7 +392,8 @@ void TunePage::updateButtons()
     const bool running = m_job && !m_job->isEnded();
     const bool isNew = m_studyDir.isEmpty();
     m_start->setText(isNew ? tr("Start Study") : tr("Continue Study"));
-    m_start->setEnabled(!running && m_project && (!isNew || setupProblem().isEmpty()));
+    // updateSetup() has just put setupProblem() in the error label (startStudy() checks again).
+    m_start->setEnabled(!running && m_project && (!isNew || m_setupError->text().isEmpty()));
     m_pause->setEnabled(running && m_jobStudyDir == m_studyDir);
     m_pause->setText(running && m_job->isPaused() ? tr("Continue") : tr("Pause"));
     m_stop->setEnabled(running && m_jobStudyDir == m_studyDir);

@@ -93,9 +93,11 @@ void Batcher::loop()
         while (!m_stopping && !m_draining && readyRows() < m_maxBatch &&
                m_wake.wait_until(lock, deadline) != std::cv_status::timeout) {
         }
+        // One batch: the front's model version, as many of its rows as fit (the first always).
+        const auto model = m_queue.front()->model;
         std::vector<std::shared_ptr<Job>> jobs;
         std::int64_t rows = 0;
-        while (!m_queue.empty() && m_queue.front()->model == (jobs.empty() ? m_queue.front()->model : jobs[0]->model) &&
+        while (!m_queue.empty() && m_queue.front()->model == model &&
                (jobs.empty() || rows + m_queue.front()->input.size(0) <= m_maxBatch)) {
             rows += m_queue.front()->input.size(0);
             jobs.push_back(std::move(m_queue.front()));

@@ -320,32 +320,37 @@ torch::Tensor decodeClassify(const ModelVersion &model, const nlohmann::json &bo
     if (examples == body.end() || !examples->is_array())
         throw invalidArgument("examples: expected a list of examples");
     checkCount(examples->size(), "examples", limits);
-    nlohmann::json context = nlohmann::json::object();
-    if (body.contains("context")) {
-        context = body["context"];
-        if (!context.is_object())
-            throw invalidArgument("context: expected an object of features");
-    }
+    static const nlohmann::json noContext = nlohmann::json::object();
+    const nlohmann::json &context = body.contains("context") ? body.at("context") : noContext;
+    if (!context.is_object())
+        throw invalidArgument("context: expected an object of features");
     torch::Tensor batch = emptyBatch(model, std::int64_t(examples->size()));
     for (std::size_t i = 0; i < examples->size(); ++i) {
         const std::string path = "examples[" + std::to_string(i) + "]";
         const nlohmann::json &example = (*examples)[i];
         if (!example.is_object())
             throw invalidArgument(path + ": expected an object of features (got " + typeName(example) + ")");
-        nlohmann::json features = context;
-        for (auto it = example.begin(); it != example.end(); ++it)
-            features[it.key()] = it.value();
+        // The example's features over the context's, looked up in place (no copy of the images).
+        const auto feature = [&](const char *key) -> const nlohmann::json * {
+            if (const auto it = example.find(key); it != example.end())
+                return &*it;
+            const auto it = context.find(key);
+            return it != context.end() ? &*it : nullptr;
+        };
         const nlohmann::json *value = nullptr;
         std::string name;
         for (const char *key : {"input", "image", "image_bytes", "images"})
-            if (features.contains(key)) {
-                value = &features[key];
+            if ((value = feature(key))) {
                 name = key;
                 break;
             }
-        if (!value && features.size() == 1) {
-            value = &features.begin().value();
-            name = features.begin().key();
+        std::size_t features = example.size();
+        for (auto it = context.begin(); it != context.end(); ++it)
+            features += !example.contains(it.key());
+        if (!value && features == 1) {
+            const nlohmann::json &only = example.empty() ? context : example;
+            value = &only.begin().value();
+            name = only.begin().key();
         }
         if (!value)
             throw invalidArgument(path + ": no image feature (name it \"input\", \"image\" or \"image_bytes\")");
