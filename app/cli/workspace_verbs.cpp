@@ -175,6 +175,7 @@ void addDemo(CLI::App &app, CliContext &context)
                                         {"val_images", r.val},
                                         {"test_images", r.test},
                                         {"recipe", r.recipeFile.toStdString()},
+                                        {"recipe_epochs", r.recipe.config.value(nlohmann::json::json_pointer("/optimizer/epochs"), 0)},
                                         {"reused", r.reused},
                                         {"import", importJson(r.import)},
                                         {"next", next}};
@@ -186,6 +187,7 @@ void addDemo(CLI::App &app, CliContext &context)
                  << (doc["reused"].get<bool>() ? ", already there" : "") << ")\n"
                  << "  Project: " << project << "\n"
                  << "  Catalog: dataset 'fashion-mnist', " << importText(r.import)
+                 << "  Recipe:  " << r.recipe.name.toStdString() << ": " << r.recipe.description.toStdString() << "\n"
                  << "Open the project in the workbench (lathe " << project
                  << ") to convert, train and evaluate it there, or go on headless:\n";
             for (const auto &command : next)

@@ -87,10 +87,13 @@ QVariant DemoProjectJob::execute()
     project->setMeta(QStringLiteral("demo_test_images"), QString::number(result.test));
 
     // The recipe as a run config for lathe-cli (the GUI applies the same recipe to its pages).
-    const Recipe recipe = recipeForMachine(engine::runtimeInfo().cudaDevices);
+    reportProgress(1.0, tr("Timing the quick recipe's training steps on this machine"));
+    result.recipe = recipeForMachine(engine::runtimeInfo().cudaDevices, result.train, result.val,
+                                     int(engine::fashionMnistClasses().size()));
+    checkCancel();
     result.recipeFile = QDir(project->folder()).filePath(QStringLiteral("recipe.json"));
     try {
-        writeFileAtomically(result.recipeFile, QByteArray::fromStdString(recipe.config.dump(2) + "\n"));
+        writeFileAtomically(result.recipeFile, QByteArray::fromStdString(result.recipe.config.dump(2) + "\n"));
     } catch (const WorkspaceError &e) {
         throw WorkspaceError(tr("Cannot write the recipe: %1").arg(e.message())); // the file and the reason
     }

@@ -2,6 +2,7 @@
 
 #include "workspace/catalog.h"
 #include "workspace/job.h"
+#include "workspace/quick_recipe.h"
 
 #include <QMetaType>
 #include <QString>
@@ -18,7 +19,8 @@ struct DemoProjectResult
     int train = 0;       // images per split
     int val = 0;
     int test = 0;
-    QString recipeFile;  // the run config of the recipe for this machine (quick_recipe.h), in the project
+    Recipe recipe;       // the recipe for this machine (recipeForMachine), sized by timing its steps here
+    QString recipeFile;  // recipe.config as a run config in the project
     bool reused = false; // both the images and the project were there already
     ImportSummary import;
 };

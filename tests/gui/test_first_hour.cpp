@@ -16,6 +16,7 @@
 #include "workspace/settings.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -83,7 +84,13 @@ private Q_SLOTS:
         QSignalSpy opened(&window, &MainWindow::projectOpened);
         window.startDemo(root);
         QVERIFY(opened.wait(60000));
-        const nlohmann::json recipe = workspace::quickCpuRecipe().config;
+        // The recipe's epochs are sized to this machine from its timed steps; recipe.json has the same.
+        QFile recipeFile(QDir(window.project()->folder()).filePath(QStringLiteral("recipe.json")));
+        QVERIFY(recipeFile.open(QIODevice::ReadOnly));
+        const nlohmann::json recipe = nlohmann::json::parse(recipeFile.readAll().toStdString());
+        QVERIFY(recipe["optimizer"]["epochs"] >= workspace::kQuickRecipeMinEpochs);
+        QVERIFY(recipe["optimizer"]["epochs"] <= workspace::kQuickRecipeMaxEpochs);
+        QVERIFY(workspace::quickCpuRecipe().isFollowedBy(recipe));
         QTRY_COMPARE(window.modelPage()->weightsSource(), ui::ModelPage::Scratch);
         QCOMPARE(window.modelPage()->arch(), QStringLiteral("resnet18"));
         QCOMPARE(window.trainPage()->imageSizeEdit()->value(), 32);
@@ -95,9 +102,22 @@ private Q_SLOTS:
         QVERIFY(config["data"]["augment"] == recipe["data"]["augment"]);
         QVERIFY(workspace::quickCpuRecipe().isFollowedBy(config)); // so the pre-flight never offers it again
         nlohmann::json changed = config;
-        changed["optimizer"]["epochs"] = 7;
+        changed["optimizer"]["epochs"] = 9; // the epochs follow the machine: still the recipe
+        QVERIFY(workspace::quickCpuRecipe().isFollowedBy(changed));
+        changed["optimizer"]["lr"] = 0.1;
         QVERIFY(!workspace::quickCpuRecipe().isFollowedBy(changed));
-        QVERIFY(QFileInfo::exists(QDir(window.project()->folder()).filePath(QStringLiteral("recipe.json"))));
+    }
+
+    // The epochs that fit the quick recipe's 4 minutes, within 3 to 6.
+    void quickRecipeEpochsFollowTheMachine()
+    {
+        QCOMPARE(workspace::quickCpuEpochs(0), workspace::kQuickRecipeMaxEpochs); // not measured
+        QCOMPARE(workspace::quickCpuEpochs(30), 6);  // a fast machine: the most
+        QCOMPARE(workspace::quickCpuEpochs(55), 4);  // 240 s / 55 s
+        QCOMPARE(workspace::quickCpuEpochs(75), 3);
+        QCOMPARE(workspace::quickCpuEpochs(400), 3); // a slow one: the fewest that reach 85%
+        QCOMPARE(workspace::quickCpuRecipe(4).config["optimizer"]["epochs"].get<int>(), 4);
+        QVERIFY(workspace::quickCpuRecipe(4, 57.4).description.contains(QStringLiteral("57 s")));
     }
 
     // Before conversion the Train page's pre-flight says what to do and its button goes there;

@@ -9,7 +9,9 @@ source "$(dirname "$0")/assert.sh"
 CLI=$1
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-"$CLI" demo --dir "$WORK/demo" --per-class 300 --val-per-class 50 --test-per-class 0 >/dev/null || fail "demo"
+"$CLI" --json demo --dir "$WORK/demo" --per-class 300 --val-per-class 50 --test-per-class 0 >"$WORK/demo.json" || fail "demo"
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert 3 <= d["recipe_epochs"] <= 6, d' "$WORK/demo.json" ||
+  fail "lathe-cli demo reports no recipe_epochs"
 recipe="$WORK/demo/project/recipe.json"
 [ -f "$recipe" ] || fail "the demo wrote no recipe.json"
 "$CLI" convert "$WORK/demo/fashion-mnist" "$WORK/shards" >/dev/null || fail "convert"
@@ -20,6 +22,8 @@ import json, sys
 epochs = [e for e in map(json.loads, open(sys.argv[1])) if e["type"] == "epoch"]
 recipe = json.load(open(sys.argv[2]))
 assert recipe["model"]["arch"] == "resnet18" and recipe["data"]["image_size"] == 32, recipe
+# Sized to this machine from its timed steps (quick_recipe.h: 3 to 6 epochs in 4 minutes).
+assert 3 <= recipe["optimizer"]["epochs"] <= 6, recipe
 top1 = epochs[-1]["val_top1"]
 print("val_top1 after 2 epochs:", top1)
 assert len(epochs) == 2 and top1 >= 0.65, top1 # 0.76 with LibTorch 2.11 here

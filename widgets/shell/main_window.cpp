@@ -319,7 +319,7 @@ void MainWindow::startDemo(const QString &root)
         // A new demo project starts from the recipe for this machine; a reused one keeps the
         // settings the user left in it.
         if (!demo.reused && m_project)
-            applyRecipe(workspace::recipeForMachine(engine::runtimeInfo().cudaDevices));
+            applyRecipe(demo.recipe);
     });
     connect(job, &Job::failed, this,
             [this](const QString &message) { showError(tr("Cannot create the demo project"), message); });
