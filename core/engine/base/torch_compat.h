@@ -15,6 +15,10 @@
 #if TORCH_VERSION_MAJOR < 2
 #include <c10/util/string_utils.h>
 #endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#include <ATen/ops/_fused_adamw.h>
+#include <ATen/ops/_fused_sgd.h>
+#endif
 
 namespace c10d {
 class Backend;
@@ -147,5 +151,57 @@ using CollectiveGroup = c10d::Backend;
 #else
 using CollectiveGroup = c10d::ProcessGroup;
 #endif
+
+// c10::Allocator's interface: allocate() is const in 1.13, and 2.x adds copy_data(), which
+// every allocator must define. Spelled inside an allocator class (base/cpu_block_cache.cpp).
+#if TORCH_VERSION_MAJOR >= 2
+#define LATHE_ALLOCATOR_ALLOCATE_CONST
+#define LATHE_ALLOCATOR_COPY_DATA                                                                                  \
+    void copy_data(void *dest, const void *src, std::size_t count) const override                                  \
+    {                                                                                                              \
+        default_copy_data(dest, src, count);                                                                       \
+    }
+#else
+#define LATHE_ALLOCATOR_ALLOCATE_CONST const
+#define LATHE_ALLOCATOR_COPY_DATA
+#endif
+
+// The fused optimizer kernels (LibTorch 2.4 and later, CPU and CUDA): one call updates every
+// parameter of a group in one pass over its memory, instead of a few tensor operations per
+// parameter. Without them (1.13) the calls below do nothing and return false.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+constexpr bool kFusedOptimizers = true;
+#else
+constexpr bool kFusedOptimizers = false;
+#endif
+
+inline bool fusedAdamW(at::TensorList params, at::TensorList grads, at::TensorList expAvgs, at::TensorList expAvgSqs,
+                       at::TensorList maxExpAvgSqs, at::TensorList steps, double lr, double beta1, double beta2,
+                       double weightDecay, double eps, bool amsgrad)
+{
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4) // kFusedOptimizers
+    at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, maxExpAvgSqs, steps, lr, beta1, beta2, weightDecay, eps,
+                      amsgrad, /*maximize=*/false);
+    return true;
+#else
+    (void)params, (void)grads, (void)expAvgs, (void)expAvgSqs, (void)maxExpAvgSqs, (void)steps, (void)lr;
+    (void)beta1, (void)beta2, (void)weightDecay, (void)eps, (void)amsgrad;
+    return false;
+#endif
+}
+
+inline bool fusedSgd(at::TensorList params, at::TensorList grads, at::TensorList momentumBuffers, double weightDecay,
+                     double momentum, double lr, bool nesterov, bool firstStep)
+{
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4) // kFusedOptimizers
+    at::_fused_sgd_(params, grads, momentumBuffers, weightDecay, momentum, lr, /*dampening=*/0, nesterov,
+                    /*maximize=*/false, firstStep);
+    return true;
+#else
+    (void)params, (void)grads, (void)momentumBuffers, (void)weightDecay, (void)momentum, (void)lr, (void)nesterov;
+    (void)firstStep;
+    return false;
+#endif
+}
 
 } // namespace lathe::engine::compat

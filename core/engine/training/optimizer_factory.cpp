@@ -51,6 +51,103 @@ void checkGroups(const torch::optim::Optimizer &optimizer, const std::vector<Par
                           " groups for " + std::to_string(groups.size()) + ")");
 }
 
+// torch::optim's AdamW and SGD with their step done by LibTorch's fused kernels where it has
+// them (compat::fusedAdamW/fusedSgd): the same update rules, state and checkpoints, one pass
+// over each parameter's memory. PyTorch itself defaults to a loop of per-tensor operations on
+// the CPU (its foreach and fused kernels are opt-in there).
+// The closure's loss, computed with gradients on, as torch::optim's step() does.
+torch::Tensor lossOf(const torch::optim::Optimizer::LossClosure &closure)
+{
+    if (!closure)
+        return {};
+    at::AutoGradMode grad(true);
+    return closure();
+}
+
+class FusedAdamW : public AdamW
+{
+public:
+    using AdamW::AdamW;
+
+    torch::Tensor step(LossClosure closure = nullptr) override
+    {
+        const torch::Tensor loss = lossOf(closure);
+        torch::NoGradGuard noGrad;
+        for (auto &group : param_groups_) {
+            const auto &o = static_cast<const AdamWOptions &>(group.options());
+            std::vector<torch::Tensor> params, grads, expAvgs, expAvgSqs, maxExpAvgSqs, steps;
+            for (const torch::Tensor &p : group.params()) {
+                if (!p.grad().defined())
+                    continue;
+                if (p.grad().is_sparse())
+                    throw EngineError("optimizer: AdamW does not support sparse gradients");
+                std::unique_ptr<torch::optim::OptimizerParamState> &slot = state_[compat::optimizerStateKey(p)];
+                if (!slot) {
+                    auto fresh = std::make_unique<AdamWParamState>();
+                    fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+                    fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+                    if (o.amsgrad())
+                        fresh->max_exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+                    slot = std::move(fresh);
+                }
+                auto &state = static_cast<AdamWParamState &>(*slot);
+                state.step(state.step() + 1);
+                params.push_back(p);
+                grads.push_back(p.grad());
+                expAvgs.push_back(state.exp_avg());
+                expAvgSqs.push_back(state.exp_avg_sq());
+                if (o.amsgrad())
+                    maxExpAvgSqs.push_back(state.max_exp_avg_sq());
+                steps.push_back(torch::full({}, double(state.step()), p.options().dtype(torch::kFloat32)));
+            }
+            if (!params.empty())
+                compat::fusedAdamW(params, grads, expAvgs, expAvgSqs, maxExpAvgSqs, steps, o.lr(),
+                                   std::get<0>(o.betas()), std::get<1>(o.betas()), o.weight_decay(), o.eps(),
+                                   o.amsgrad());
+        }
+        return loss;
+    }
+};
+
+// SGD with momentum (dampening 0, as makeOptimizer builds it).
+class FusedSGD : public SGD
+{
+public:
+    using SGD::SGD;
+
+    torch::Tensor step(LossClosure closure = nullptr) override
+    {
+        const torch::Tensor loss = lossOf(closure);
+        torch::NoGradGuard noGrad;
+        for (auto &group : param_groups_) {
+            const auto &o = static_cast<const SGDOptions &>(group.options());
+            // One call per group: the parameters whose buffer exists, and those taking their first step.
+            std::vector<torch::Tensor> params[2], grads[2], buffers[2];
+            for (const torch::Tensor &p : group.params()) {
+                if (!p.grad().defined())
+                    continue;
+                if (p.grad().is_sparse())
+                    throw EngineError("optimizer: SGD does not support sparse gradients");
+                std::unique_ptr<torch::optim::OptimizerParamState> &slot = state_[compat::optimizerStateKey(p)];
+                const bool first = !slot;
+                if (first) {
+                    auto fresh = std::make_unique<SGDParamState>();
+                    fresh->momentum_buffer(torch::empty_like(p, torch::MemoryFormat::Preserve));
+                    slot = std::move(fresh);
+                }
+                params[first].push_back(p);
+                grads[first].push_back(p.grad());
+                buffers[first].push_back(static_cast<SGDParamState &>(*slot).momentum_buffer());
+            }
+            for (int first = 0; first < 2; ++first)
+                if (!params[first].empty())
+                    compat::fusedSgd(params[first], grads[first], buffers[first], o.weight_decay(), o.momentum(),
+                                     o.lr(), o.nesterov(), first == 1);
+        }
+        return loss;
+    }
+};
+
 template<typename Options>
 std::unique_ptr<torch::optim::Optimizer> build(const Options &defaults, const std::vector<ParameterGroup> &groups)
 {
@@ -62,10 +159,16 @@ std::unique_ptr<torch::optim::Optimizer> build(const Options &defaults, const st
             options->weight_decay(0);
         pgs.emplace_back(group.parameters, std::move(options));
     }
-    if constexpr (std::is_same_v<Options, SGDOptions>)
+    if constexpr (std::is_same_v<Options, SGDOptions>) {
+        // Without momentum SGD is one operation per parameter already (and dampening is always 0 here).
+        if (compat::kFusedOptimizers && defaults.momentum() > 0)
+            return std::make_unique<FusedSGD>(std::move(pgs), defaults);
         return std::make_unique<SGD>(std::move(pgs), defaults);
-    else if constexpr (std::is_same_v<Options, AdamWOptions>)
+    } else if constexpr (std::is_same_v<Options, AdamWOptions>) {
+        if (compat::kFusedOptimizers)
+            return std::make_unique<FusedAdamW>(std::move(pgs), defaults);
         return std::make_unique<AdamW>(std::move(pgs), defaults);
+    }
     else
         return std::make_unique<RMSprop>(std::move(pgs), defaults);
 }

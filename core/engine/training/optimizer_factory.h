@@ -18,7 +18,9 @@ namespace lathe::engine {
 // RMSprop (not centered), with PyTorch's update rules. One optimizer param group per
 // ParameterGroup, in order, with lr = config.lr * lrMultiplier and weight decay 0 for groups
 // without decay. Throws EngineError naming the optimizer.* field for settings the optimizer
-// cannot take, and for no parameters or an empty group.
+// cannot take, and for no parameters or an empty group. With LibTorch 2.4 or later, AdamW and
+// SGD with momentum take their step with LibTorch's fused kernels (torch::optim's classes, state
+// and rules; one pass over each parameter instead of a few tensor operations).
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig &config,
                                                        const std::vector<ParameterGroup> &groups);
 

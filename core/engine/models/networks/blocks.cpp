@@ -50,7 +50,11 @@ ConvBnActImpl::ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t ker
 
 torch::Tensor ConvBnActImpl::forward(const torch::Tensor &x)
 {
-    return activate(m_activation, m_bn->forward(m_conv->forward(x)));
+    torch::Tensor y = m_bn->forward(m_conv->forward(x));
+    // ReLU in place (its backward needs only its output; batch norm's only its input), as
+    // torchvision's ReLU(inplace=True). Hardswish and SiLU need their input for the backward
+    // pass, so in place would only trade the new tensor for autograd's saved copy.
+    return m_activation == Activation::ReLU ? y.relu_() : activate(m_activation, y);
 }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(std::int64_t channels, std::int64_t squeeze, Activation activation,

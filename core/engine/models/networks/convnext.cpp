@@ -42,7 +42,7 @@ public:
         torch::Tensor x = m_depthwise->forward(input).permute({0, 2, 3, 1});
         x = m_project->forward(F::gelu(m_expand->forward(m_norm->forward(x))));
         x = m_layerScale * x.permute({0, 3, 1, 2});
-        return stochasticDepth(x, m_stochasticDepthProb, is_training()) + input;
+        return stochasticDepth(x, m_stochasticDepthProb, is_training()).add_(input); // torchvision: result += input
     }
 
 private:

@@ -47,7 +47,7 @@ public:
     torch::Tensor forward(torch::Tensor x)
     {
         torch::Tensor out = m_block->forward(x);
-        return m_residual ? stochasticDepth(out, m_dropProbability, is_training()) + x : out;
+        return m_residual ? stochasticDepth(out, m_dropProbability, is_training()).add_(x) : out; // torchvision: result += input
     }
 
 private:

@@ -55,7 +55,7 @@ public:
     torch::Tensor forward(torch::Tensor x)
     {
         torch::Tensor out = m_block->forward(x);
-        return m_residual ? out + x : out;
+        return m_residual ? out.add_(x) : out; // as torchvision's result += input (out is batch norm's output)
     }
 
 private:

@@ -54,12 +54,15 @@ public:
 
     torch::Tensor forward(torch::Tensor x)
     {
-        torch::Tensor out = torch::relu(m_bn1->forward(m_conv1->forward(x)));
+        // In place where autograd allows, as torchvision (ReLU(inplace=True), out += identity):
+        // ReLU's backward needs only its output and batch norm's only its input, so the
+        // activations are not allocated twice.
+        torch::Tensor out = m_bn1->forward(m_conv1->forward(x)).relu_();
         out = m_bn2->forward(m_conv2->forward(out));
         if (m_bottleneck)
-            out = m_bn3->forward(m_conv3->forward(torch::relu(out)));
-        out = out + (m_downsample ? m_downsample->forward(x) : x);
-        return torch::relu(out);
+            out = m_bn3->forward(m_conv3->forward(out.relu_()));
+        out.add_(m_downsample ? m_downsample->forward(x) : x);
+        return out.relu_();
     }
 
 private:
@@ -105,7 +108,7 @@ public:
 
     torch::Tensor featureMap(torch::Tensor x) override
     {
-        x = torch::relu(m_bn1->forward(m_conv1->forward(x)));
+        x = m_bn1->forward(m_conv1->forward(x)).relu_();
         x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
         for (auto &layer : m_layers)
             x = layer->forward(x);

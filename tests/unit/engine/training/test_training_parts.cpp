@@ -161,6 +161,53 @@ TEST(OptimizerFactory, MatchesPyTorchOptimizers)
                 ref.json.at("torch").get<std::string>().c_str(), worst);
 }
 
+// makeOptimizer's fused steps (LibTorch >= 2.4) follow torch::optim's per-tensor ones, also on
+// channels-last convolution weights and with a parameter that has no gradient in one step.
+TEST(OptimizerFactory, FusedStepsMatchTorchOptim)
+{
+    for (const std::string name : {"sgd", "adamw"}) {
+        SCOPED_TRACE(name);
+        torch::manual_seed(3);
+        const torch::Tensor start = torch::randn({8, 4, 3, 3}).contiguous(at::MemoryFormat::ChannelsLast);
+        const torch::Tensor bias = torch::randn({8});
+        std::vector<torch::Tensor> fused{start.clone().requires_grad_(), bias.clone().requires_grad_()};
+        std::vector<torch::Tensor> plain{start.clone().requires_grad_(), bias.clone().requires_grad_()};
+        ASSERT_TRUE(fused[0].is_contiguous(at::MemoryFormat::ChannelsLast));
+        OptimizerConfig config;
+        config.name = name;
+        config.lr = 0.05;
+        config.nesterov = name == "sgd";
+        config.weightDecay = 0.01;
+        ParameterGroup group;
+        group.stage = "all";
+        group.parameters = fused;
+        group.names = {"w", "b"};
+        auto optimizer = makeOptimizer(config, {group});
+        std::unique_ptr<torch::optim::Optimizer> reference;
+        if (name == "sgd")
+            reference = std::make_unique<torch::optim::SGD>(
+                plain, torch::optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01));
+        else
+            reference = std::make_unique<torch::optim::AdamW>(plain, torch::optim::AdamWOptions(0.05).weight_decay(0.01));
+        const torch::Tensor x = torch::randn({2, 4, 6, 6});
+        for (int k = 0; k < 5; ++k)
+            for (auto *side : {&fused, &plain}) {
+                torch::optim::Optimizer &o = side == &fused ? *optimizer : *reference;
+                for (torch::Tensor &p : *side)
+                    p.mutable_grad().reset();
+                torch::Tensor y = torch::conv2d(x, (*side)[0]);
+                if (k != 2) // the bias sits one step out
+                    y = y + (*side)[1].view({1, 8, 1, 1});
+                y.pow(2).mean().backward();
+                o.step();
+            }
+        for (int i = 0; i < 2; ++i)
+            EXPECT_TRUE(torch::allclose(fused[i], plain[i], 1e-5, 1e-6))
+                << (fused[i] - plain[i]).abs().max().item<double>();
+        EXPECT_FALSE(torch::equal(fused[0], start)); // it moved
+    }
+}
+
 TEST(OptimizerFactory, GroupsGetTheirLearningRateAndDecay)
 {
     Problem p;
