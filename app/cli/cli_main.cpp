@@ -1,5 +1,6 @@
 // lathe-cli: the headless face of Lathe. Errors go to stderr with a non-zero exit; with
 // --json, results are one JSON document on stdout.
+#include "engine/base/cpu_block_cache.h"
 #include "cli_context.h"
 #include "engine_verbs.h"
 
@@ -15,6 +16,8 @@
 
 int main(int argc, char **argv)
 {
+    // Before any tensor: large CPU blocks are reused instead of mapped again (base/cpu_block_cache.h).
+    lathe::engine::installCpuBlockCache(lathe::engine::defaultCpuBlockCacheBytes());
 #ifdef LATHE_HAVE_WORKSPACE
     // Qt SQL finds its SQLite driver through the application object.
     QCoreApplication qtApp(argc, argv);

@@ -193,13 +193,16 @@ void addBenchTrain(CLI::App &app, CliContext &context)
     }
     auto o = std::make_shared<engine::TrainBenchOptions>();
     auto devices = std::make_shared<std::string>("cpu");
-    CLI::App *cmd = bench->add_subcommand("train", "Training throughput (forward, backward, SGD step) of an "
+    CLI::App *cmd = bench->add_subcommand("train", "Training throughput (forward, backward, optimizer step) of an "
                                                    "architecture on synthetic data; prints one JSON line");
     cmd->add_option("--arch", o->arch, "Backbone architecture")->capture_default_str();
     cmd->add_option("--image-size", o->imageSize, "Input side")->capture_default_str()->check(CLI::Range(8, 4096));
     cmd->add_option("--batch", o->batchSize, "Batch size")->capture_default_str()->check(CLI::Range(1, 65536));
     cmd->add_option("--steps", o->steps, "Timed steps (after 3 warm-up steps)")->capture_default_str()->check(
         CLI::Range(1, 100000));
+    cmd->add_option("--optimizer", o->optimizer, "sgd (lr 0.01, momentum 0.9) or adamw (lr 1e-3, weight decay 0.01)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"sgd", "adamw"}));
     cmd->add_option("--precision", o->precision, "fp32, bf16, fp16 (CUDA)")->capture_default_str();
     cmd->add_option("--devices", *devices, "Device (the first of a list is used)")->capture_default_str();
     cmd->add_option("--threads", o->threads, "Torch threads (0: all cores)")->capture_default_str();

@@ -1,4 +1,5 @@
 // lathe: the desktop workbench.
+#include "engine/base/cpu_block_cache.h"
 #include "common/event_loop_monitor.h"
 #include "common/theme.h"
 #include "common/wheel_guard.h"
@@ -60,6 +61,8 @@ struct CommandLine
 
 int main(int argc, char **argv)
 {
+    // Before any tensor: large CPU blocks are reused instead of mapped again (base/cpu_block_cache.h).
+    lathe::engine::installCpuBlockCache(lathe::engine::defaultCpuBlockCacheBytes());
     QApplication::setOrganizationName(QStringLiteral("Lathe"));
     QApplication::setApplicationName(QStringLiteral("lathe"));
     QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));

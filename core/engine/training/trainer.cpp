@@ -1,5 +1,6 @@
 #include "engine/training/trainer.h"
 
+#include "engine/base/cpu_block_cache.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
 #include "engine/dataset/shard_converter.h"
@@ -15,6 +16,7 @@
 #include "engine/training/distributed.h"
 #include "engine/training/feature_cache.h"
 #include "engine/training/grad_scaler.h"
+#include "engine/training/optimizer_factory.h"
 #include "engine/training/rank_trainer.h"
 #include "engine/training/run_setup.h"
 #include "engine/training/train_util.h"
@@ -218,6 +220,7 @@ json guarded(RunSetup &s)
         s.emit({{event_key::kType, event_type::kCancelled}, {event_key::kMessage, "cancelled before the first step"}});
         summary = {{"status", event_type::kCancelled}, {"run_dir", s.runDir}, {"steps", 0}};
     }
+    releaseCpuBlockCache(); // the run's blocks go back to the system (a no-op without the cache)
     if (s.control.throwWhenCancelled && summary.value("status", std::string()) == event_type::kCancelled)
         throw Cancelled(); // after the checkpoint and the "cancelled" event, like the other tasks
     return summary;
@@ -250,7 +253,20 @@ json benchTrain(const TrainBenchOptions &o)
     model->train();
     if (o.channelsLast)
         toChannelsLast(*model);
-    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    OptimizerConfig oc;
+    oc.name = o.optimizer;
+    if (o.optimizer == "sgd") {
+        oc.lr = 0.01;
+        oc.momentum = 0.9;
+        oc.weightDecay = 0;
+    } else if (o.optimizer == "adamw") {
+        oc.lr = 1e-3;
+        oc.weightDecay = 0.01;
+    } else {
+        throw EngineError("bench train: optimizer must be sgd or adamw (got " + o.optimizer + ")");
+    }
+    const std::vector<ParameterGroup> groups = parameterGroups(*model, backboneInfo(o.arch), spec.freeze, false);
+    std::unique_ptr<torch::optim::Optimizer> optimizer = makeOptimizer(oc, groups);
     GradScaler scaler(65536.0, 2.0, 0.5, 2000, o.precision == "fp16");
     torch::Tensor x = torch::randn({o.batchSize, 3, o.imageSize, o.imageSize}, torch::TensorOptions().device(device));
     if (o.channelsLast)
@@ -258,21 +274,32 @@ json benchTrain(const TrainBenchOptions &o)
     const torch::Tensor y = torch::randint(o.numClasses, {o.batchSize}, torch::TensorOptions().dtype(torch::kInt64).device(device));
     const bool autocast = o.precision != "fp32";
     const at::ScalarType type = o.precision == "fp16" ? at::kHalf : at::kBFloat16;
+    // Where a step's time goes (CPU: the operations run synchronously): forward with the loss,
+    // backward, optimizer step; summed over the timed steps.
+    double phase[3] = {0, 0, 0};
     const auto step = [&] {
-        clearGradients(optimizer);
+        Clock::time_point t0 = Clock::now();
+        clearGradients(*optimizer);
         torch::Tensor logits;
         {
             compat::AutocastScope scope(autocast, device.type(), type);
             logits = model->forward(x);
         }
         torch::Tensor loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat32), y);
+        phase[0] += secondsSince(t0);
+        t0 = Clock::now();
         scaler.scale(loss).backward();
-        scaler.step(optimizer);
+        phase[1] += secondsSince(t0);
+        t0 = Clock::now();
+        scaler.step(*optimizer);
         scaler.update();
-        return loss.item<double>();
+        const double value = loss.item<double>();
+        phase[2] += secondsSince(t0);
+        return value;
     };
     for (int i = 0; i < 3; ++i)
         step();
+    std::fill(std::begin(phase), std::end(phase), 0.0);
     const Clock::time_point start = Clock::now();
     const std::clock_t cpuStart = std::clock(); // all of the process's threads
     for (int i = 0; i < o.steps; ++i)
@@ -280,7 +307,9 @@ json benchTrain(const TrainBenchOptions &o)
     const double seconds = secondsSince(start);
     const double cpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     const char *waitPolicy = std::getenv("OMP_WAIT_POLICY");
+    const CpuBlockCacheStats cache = cpuBlockCacheStats();
     return {{"arch", o.arch},
+            {"optimizer", o.optimizer},
             {"batch", o.batchSize},
             {"image_size", o.imageSize},
             {"precision", o.precision},
@@ -290,7 +319,13 @@ json benchTrain(const TrainBenchOptions &o)
             {"steps", o.steps},
             {"step_ms", seconds * 1000.0 / o.steps},
             {"cpu_ms_per_step", cpuSeconds * 1000.0 / o.steps},
+            {"forward_ms", phase[0] * 1000.0 / o.steps},
+            {"backward_ms", phase[1] * 1000.0 / o.steps},
+            {"optimizer_ms", phase[2] * 1000.0 / o.steps},
             {"omp_wait_policy", waitPolicy ? waitPolicy : ""},
+            {"cpu_block_cache_mb", cache.installed ? double(cache.capBytes) / (1 << 20) : 0.0},
+            {"cpu_block_cache_hits", cache.hits},
+            {"cpu_block_cache_misses", cache.misses},
             {"images_per_s", double(o.batchSize) * o.steps / seconds}};
 }
 

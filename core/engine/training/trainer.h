@@ -115,10 +115,12 @@ nlohmann::json resume(const std::string &runDir, const TrainControl &control = {
 // pipeline and other work.
 
 // `lathe-cli bench train`: training throughput of an architecture on synthetic data (random
-// tensors, no input pipeline), SGD, with the trainer's precision handling.
+// tensors, no input pipeline), with the trainer's optimizers (optimizer_factory) and precision
+// handling.
 struct TrainBenchOptions
 {
     std::string arch = "resnet18";
+    std::string optimizer = "sgd"; // sgd (lr 0.01, momentum 0.9) or adamw (lr 1e-3, weight decay 0.01): PyTorch's defaults
     int imageSize = 224;
     int batchSize = 32;
     int steps = 20;       // timed steps, after 3 warm-up steps
@@ -128,7 +130,8 @@ struct TrainBenchOptions
     bool channelsLast = false;
     int threads = 0;      // torch intra-op threads; 0: all cores
 };
-// {"arch", "batch", "image_size", "precision", "threads", "steps", "step_ms", "images_per_s", "channels_last"}
+// {"arch", "optimizer", "batch", "image_size", "precision", "threads", "steps", "step_ms", "cpu_ms_per_step",
+//  "images_per_s", "channels_last", "omp_wait_policy"}
 nlohmann::json benchTrain(const TrainBenchOptions &options);
 
 } // namespace lathe::engine
