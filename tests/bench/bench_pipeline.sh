@@ -49,6 +49,7 @@ tf_cmd=("$PY" "$here/tfdata_loader.py" "$WORK/shards" --threads "$THREADS" --bat
 tf_cached_cmd=("${tf_cmd[@]}" --cache)
 dali_cmd=("$PY" "$here/dali_loader.py" "$WORK/shards" --threads "$THREADS" --batch "$BATCH" --image-size 224 --seconds "$S")
 
+LOAD_BEFORE="$(cut -d' ' -f1 /proc/loadavg)" # before any side runs; the end's figure includes the benchmark
 # Each side appends: its name, its JSON line, its command.
 sides=()
 side() {
@@ -70,11 +71,12 @@ if [ "$NPROC" -gt 2 ]; then
     side "lathe_threads_$NPROC" "$CLI" bench pipeline --data "$WORK/shards" --threads "$NPROC" --batch "$BATCH" --seconds "$S"
 fi
 
-"$PY" - "${sides[@]}" <<'PY'
+"$PY" - "$LOAD_BEFORE" "${sides[@]}" <<'PY'
 import json, sys
-names = sys.argv[1::3]
-r = dict(zip(names, (json.loads(a) for a in sys.argv[2::3])))
-commands = dict(zip(names, sys.argv[3::3]))
+load_before = float(sys.argv[1])
+names = sys.argv[2::3]
+r = dict(zip(names, (json.loads(a) for a in sys.argv[3::3])))
+commands = dict(zip(names, sys.argv[4::3]))
 tv, lathe, decode, cached = r["torchvision"], r["lathe"], r["decode"], r["lathe_cached"]
 tfd, tfc, dali = r["tfdata"], r["tfdata_cached"], r["dali"]
 
@@ -105,6 +107,7 @@ print(json.dumps({
     "cpu_ratio_lathe_over_torchvision": lathe["images_per_cpu_s"] / tv["images_per_cpu_s"],
     "decode_images_per_cpu_s": decode["decode_images_per_cpu_s"],
     "lathe_cpu_over_decode_cpu": lathe["images_per_cpu_s"] / decode["decode_images_per_cpu_s"],
+    "load_average_1min_before": load_before,
     "load_average_1min": float(open("/proc/loadavg").read().split()[0]),
     "lathe_fast_decode": lathe.get("fast_decode", False),
     "lathe_cached_images_per_s": cached["images_per_s"],

@@ -12,20 +12,15 @@ second of this process (all its threads). Prints one JSON line; if DALI cannot b
 its pipeline here, prints {"error": DALI's message} and exits 0. Run with the project venv's
 python (nvidia-dali-cuda130 2.4)."""
 
-import argparse
 import glob
 import json
 import os
-import resource
 import time
+
+from loader_result import print_result, process_cpu_seconds, shard_arguments
 
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
-
-
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def build(files, args):
@@ -51,13 +46,7 @@ def build(files, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shard_dir", help="converted dataset folder (lathe-cli convert)")
-    parser.add_argument("--split", default="train")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--image-size", type=int, default=224)
-    parser.add_argument("--seconds", type=float, default=10)
+    parser = shard_arguments(__doc__)
     args = parser.parse_args()
 
     files = sorted(glob.glob(os.path.join(args.shard_dir, f"{args.split}-*.tfrecord")))
@@ -73,7 +62,7 @@ def main():
         return
 
     measured = time.monotonic()
-    cpu_at_warm = cpu_seconds()
+    cpu_at_warm = process_cpu_seconds()
     images = 0
     batches = 1
     while time.monotonic() - start < args.seconds:
@@ -81,25 +70,13 @@ def main():
         images += len(out)
         batches += 1
     seconds = time.monotonic() - measured
-    cpu = cpu_seconds() - cpu_at_warm
-    print(json.dumps({
-        "benchmark": "dali_loader",
-        "images_per_s": images / seconds if seconds > 0 else 0.0,
-        "images_per_cpu_s": images / cpu if cpu > 0 else 0.0,
-        "cpu_seconds": cpu,
-        "images": images,
-        "batches": batches,
-        "seconds": seconds,
-        "threads": args.threads,
-        "batch": args.batch,
-        "image_size": args.image_size,
-        "layout": "NCHW",  # float32, as Lathe and torchvision give
-        "device": "cpu",
-        "files": pipe.epoch_size("reader"),
-        "shards": len(files),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-        "dali": nvidia.dali.__version__,
-    }))
+    cpu = process_cpu_seconds() - cpu_at_warm
+    print_result("dali_loader", images, batches, seconds, cpu, args.threads, args.batch, args.image_size,
+                 layout="NCHW",  # float32, as Lathe and torchvision give
+                 device="cpu",
+                 files=pipe.epoch_size("reader"),
+                 shards=len(files),
+                 dali=nvidia.dali.__version__)
 
 
 if __name__ == "__main__":

@@ -18,12 +18,11 @@ thread pool (max_intra_op_parallelism 1). Counts images per second after the war
 images per CPU second of this process (all its threads). Prints one JSON line. Run with the
 project venv's python (tensorflow_cpu 2.21)."""
 
-import argparse
 import glob
-import json
 import os
-import resource
 import time
+
+from loader_result import print_result, process_cpu_seconds, shard_arguments
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
@@ -89,19 +88,8 @@ def make_dataset(files, args):
     return dataset.with_options(options)
 
 
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("shard_dir", help="converted dataset folder (lathe-cli convert)")
-    parser.add_argument("--split", default="train")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--image-size", type=int, default=224)
-    parser.add_argument("--seconds", type=float, default=10)
+    parser = shard_arguments(__doc__)
     parser.add_argument("--shuffle-buffer", type=int, default=1024, help="records (--cache: decoded images)")
     parser.add_argument("--cache", action="store_true", help="cache the decoded full-size images in RAM")
     args = parser.parse_args()
@@ -127,33 +115,21 @@ def main():
             seen += batch.shape[0]
             if seen >= warm_images:
                 measured = time.monotonic()
-                cpu_at_warm = cpu_seconds()
+                cpu_at_warm = process_cpu_seconds()
         else:
             images += batch.shape[0]
         # SECONDS in all, as the other sides count; at least half of it timed after a long warm-up.
         if measured is not None and time.monotonic() >= max(start + args.seconds, measured + args.seconds / 2):
             break
     seconds = time.monotonic() - measured
-    cpu = cpu_seconds() - cpu_at_warm
-    print(json.dumps({
-        "benchmark": "tfdata_loader",
-        "images_per_s": images / seconds if seconds > 0 else 0.0,
-        "images_per_cpu_s": images / cpu if cpu > 0 else 0.0,
-        "cpu_seconds": cpu,
-        "images": images,
-        "batches": batches,
-        "seconds": seconds,
-        "threads": args.threads,
-        "batch": args.batch,
-        "image_size": args.image_size,
-        "layout": "NHWC",  # float32, TF's natural layout (Lathe and torchvision give NCHW)
-        "cache": args.cache,
-        "warm_up": "first full epoch (fills the cache) + one batch" if args.cache else "first batch",
-        "files": records,
-        "shards": len(files),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-        "tensorflow": tf.__version__,
-    }))
+    cpu = process_cpu_seconds() - cpu_at_warm
+    print_result("tfdata_loader", images, batches, seconds, cpu, args.threads, args.batch, args.image_size,
+                 layout="NHWC",  # float32, TF's natural layout (Lathe and torchvision give NCHW)
+                 cache=args.cache,
+                 warm_up="first full epoch (fills the cache) + one batch" if args.cache else "first batch",
+                 files=records,
+                 shards=len(files),
+                 tensorflow=tf.__version__)
 
 
 if __name__ == "__main__":

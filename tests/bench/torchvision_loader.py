@@ -5,7 +5,6 @@ over the same images, for SECONDS, counting images per second after a warm-up ba
 Prints one JSON line. Run with the project venv's python (torch 2.11, torchvision 0.26)."""
 
 import argparse
-import json
 import os
 import resource
 import time
@@ -13,6 +12,8 @@ import time
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets, transforms
+
+from loader_result import print_result
 
 
 def cpu_seconds(loader):
@@ -68,22 +69,12 @@ def main():
                 break
     seconds = time.monotonic() - measured
     cpu = cpu_seconds(loader) - cpu_at_warm
-    print(json.dumps({
-        "benchmark": "torchvision_loader",
-        "images_per_s": images / seconds if seconds > 0 else 0.0,
-        "images_per_cpu_s": images / cpu if cpu > 0 else 0.0,
-        "cpu_seconds": cpu,
-        "images": images,
-        "batches": batches,
-        "epochs": epochs,
-        "workers": args.workers,
-        "batch": args.batch,
-        "image_size": args.image_size,
-        "seconds": seconds,
-        "files": len(dataset),
-        "peak_rss_mb_main_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-        "torch": torch.__version__,
-    }))
+    print_result("torchvision_loader", images, batches, seconds, cpu, args.workers, args.batch, args.image_size,
+                 epochs=epochs,
+                 workers=args.workers,
+                 files=len(dataset),
+                 peak_rss_mb_main_process=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+                 torch=torch.__version__)
 
 
 if __name__ == "__main__":
