@@ -728,6 +728,10 @@
         <translation>在所有 rank 之间平均 BatchNorm 统计量，而不是每个 rank 各自统计。</translation>
     </message>
     <message>
+        <source>Seconds a rank waits for the others (to join, in a gradient exchange) before the run fails naming the rank it lost.</source>
+        <translation>一个 rank 等待其他 rank（加入运行、交换梯度）的秒数；超时后运行失败，并指出失去联系的 rank。</translation>
+    </message>
+    <message>
         <source>Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights).</source>
         <translation>类别不平衡的处理方式：不处理，或按类别频率设置损失权重（class_weights）。</translation>
     </message>
@@ -4000,6 +4004,10 @@ Loss: %5</source>
     <message>
         <source>Synchronise BatchNorm:</source>
         <translation>同步 BatchNorm：</translation>
+    </message>
+    <message>
+        <source>Timeout (seconds):</source>
+        <translation>超时（秒）：</translation>
     </message>
     <message>
         <source>Advanced settings</source>

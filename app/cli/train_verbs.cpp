@@ -40,6 +40,7 @@ struct TrainArgs
     int nnodes = 0;
     int nodeRank = -1;
     std::string master;
+    std::string recordLog;
     std::vector<std::string> set;
 };
 
@@ -128,7 +129,9 @@ void addTrain(CLI::App &app, CliContext &context)
                  "events, checkpoints/); --resume continues a run folder from its last checkpoint. Ctrl+C stops "
                  "after the current step with a checkpoint (exit 130)");
     cmd->add_option("--data", a->data, "Converted dataset folder (with dataset.json)");
-    cmd->add_option("--out", a->out, "Run folder: new or empty (with --resume: the run to continue)")->required();
+    cmd->add_option("--out", a->out, "Run folder: new or empty (with --resume: the run to continue). Only rank 0's "
+                                     "process writes it; the others of a multi-machine run ignore it")
+        ->required();
     cmd->add_option("--config", a->config, "Run config file (JSON); the flags below override it");
     cmd->add_option("--arch", a->arch, "Backbone architecture (lathe-cli models)");
     cmd->add_option("--weights", a->weights, "Initial weights: a .safetensors/.pth file, or zoo (the default "
@@ -151,11 +154,17 @@ void addTrain(CLI::App &app, CliContext &context)
     cmd->add_option("--nnodes", a->nnodes, "Machines in the run")->check(CLI::Range(1, 4096));
     cmd->add_option("--node-rank", a->nodeRank, "This machine's index (0: the one at --master)")->check(
         CLI::Range(0, 4095));
-    cmd->add_option("--master", a->master, "HOST:PORT of node 0's rendezvous store");
+    cmd->add_option("--master", a->master, "HOST:PORT of node 0's rendezvous store. torchrun's and Slurm's "
+                                           "variables (RANK, WORLD_SIZE, MASTER_ADDR, SLURM_PROCID, ...) are read "
+                                           "too; a flag that disagrees with them is refused");
+    cmd->add_option("--record-log", a->recordLog, "Audit: each rank appends \"epoch shard offset\" for every training "
+                                                  "record it takes to DIR/records-rank-R.txt");
     cmd->callback([&context, a] {
         context.action = [&context, a]() -> int {
             engine::configureTorchThreads(); // every core, shared by the CPU ranks
             engine::TrainControl control;
+            control.launchEnvironment = engine::processLaunchEnvironment();
+            control.recordLogDir = a->recordLog;
             const bool json = context.json;
             control.onEvent = [json](const nlohmann::json &e) {
                 if (json)
@@ -175,6 +184,9 @@ void addTrain(CLI::App &app, CliContext &context)
             summary["type"] = "summary";
             if (json)
                 std::cout << summary.dump() << std::endl;
+            else if (!summary.value("rank_0_process", true))
+                std::cout << "ranks done: " << summary.value("steps", 0) << " steps, " << summary.value("epochs", 0)
+                          << " epochs; the run folder is rank 0's\n";
             else
                 std::cout << "run " << summary.value("status", "") << ": " << summary.value("steps", 0) << " steps, "
                           << summary.value("epochs", 0) << " epochs; " << a->out << '\n';

@@ -144,6 +144,7 @@ const std::vector<Rule> &fieldRules()
         {"distributed.node_rank", "distributed.nnodes", {}, false, 1},
         {"distributed.master", "distributed.nnodes", {}, false, 1},
         {"distributed.sync_batch_norm", "distributed.nnodes", {}, false, 1},
+        {"distributed.timeout_seconds", "distributed.nnodes", {}, false, 1},
         {"model.freeze.frozen_stages", "model.freeze.policy", names({"up_to_stage"})},
     };
     return rules;
@@ -599,6 +600,7 @@ QString RunConfigForm::fieldLabel(const QString &field)
         {QStringLiteral("distributed.node_rank"), QT_TR_NOOP("This machine's rank:")},
         {QStringLiteral("distributed.master"), QT_TR_NOOP("Master (host:port):")},
         {QStringLiteral("distributed.sync_batch_norm"), QT_TR_NOOP("Synchronise BatchNorm:")},
+        {QStringLiteral("distributed.timeout_seconds"), QT_TR_NOOP("Timeout (seconds):")},
     };
     const char *label = labels.value(field);
     return label ? tr(label) : field + QLatin1Char(':');

@@ -76,4 +76,5 @@ static const char *const kRunConfigSchemaStrings[] = {
     QT_TRANSLATE_NOOP("RunConfigSchema", "This machine's index among the nnodes machines, from 0."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "\"HOST:PORT\" where the machines of a multi-machine run meet (node 0 listens there)."),
     QT_TRANSLATE_NOOP("RunConfigSchema", "Average BatchNorm statistics across all ranks instead of per rank."),
+    QT_TRANSLATE_NOOP("RunConfigSchema", "Seconds a rank waits for the others (to join, in a gradient exchange) before the run fails naming the rank it lost."),
 };

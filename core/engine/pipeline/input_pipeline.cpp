@@ -268,6 +268,8 @@ struct InputPipeline::Impl
                 try {
                     labelData[filled] = makeSample(ds, order[q], rng, base + std::size_t(filled) * sampleBytes);
                     batch.recordIndices.push_back(q);
+                    batch.recordShards.push_back(order[q].shard);
+                    batch.recordOffsets.push_back(order[q].entry.offset);
                     ++filled;
                     break;
                 } catch (const std::exception &e) {

@@ -44,6 +44,9 @@ struct Batch
     // Position, in this rank's epoch order, of the record each sample was made from (a sample
     // standing in for a corrupt record names the record it was made from).
     std::vector<std::uint64_t> recordIndices;
+    // The record itself, for each sample: its shard (index into the manifest's shards) and offset.
+    std::vector<std::uint32_t> recordShards;
+    std::vector<std::uint64_t> recordOffsets;
     std::int64_t epoch = 0;
     std::int64_t index = 0; // batch number within the epoch
     int errors = 0;         // records of this batch's range that failed and were replaced or dropped

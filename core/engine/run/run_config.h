@@ -118,6 +118,9 @@ struct DistributedConfig
     int nodeRank = 0;
     std::string master;              // "HOST:PORT" for several machines
     bool syncBatchNorm = false;      // average BatchNorm statistics across ranks
+    // How long a rank waits for the others (joining, a collective, the store) before the run
+    // fails naming the ranks it lost.
+    int timeoutSeconds = 300;
 };
 
 // The model part of a run's defaults: as ModelSpec's, except that the class count comes from

@@ -382,6 +382,9 @@ const std::vector<Field> &fields()
                                 "\"HOST:PORT\" where the machines of a multi-machine run meet (node 0 listens there)."));
         t.push_back(boolField("distributed.sync_batch_norm", LATHE_MEMBER(distributed.syncBatchNorm),
                               "Average BatchNorm statistics across all ranks instead of per rank."));
+        t.push_back(intField("distributed.timeout_seconds", LATHE_MEMBER(distributed.timeoutSeconds),
+                             NumberRange().ge(5).le(86400),
+                             "Seconds a rank waits for the others (to join, in a gradient exchange) before the run fails naming the rank it lost."));
         return t;
     }();
     return table;

@@ -61,6 +61,7 @@ inline constexpr const char *kLr = "lr";
 inline constexpr const char *kTotalSteps = "total_steps";
 inline constexpr const char *kImagesPerSecond = "images_per_s";
 inline constexpr const char *kInputWaitFraction = "input_wait_fraction";
+inline constexpr const char *kCommFraction = "comm_fraction"; // in the gradient all-reduce; 0 with one rank
 // epoch: the metrics under the run config's names ("train_loss", "val_top1", ...) and these.
 inline constexpr const char *kSeconds = "seconds";
 inline constexpr const char *kFeatureCache = "feature_cache";

@@ -11,13 +11,124 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
 #include <exception>
+#include <mutex>
+#include <thread>
 
 namespace lathe::engine {
+namespace {
+
+constexpr auto kHeartbeatInterval = std::chrono::seconds(1);
+constexpr auto kHeartbeatTimeout = std::chrono::seconds(5);
+constexpr auto kLostRankWatch = std::chrono::seconds(3);
+const std::string kAbortKey = "abort";
+
+struct HostPort
+{
+    std::string host;
+    int port = 0;
+};
+
+HostPort parseMaster(const std::string &master)
+{
+    const std::size_t colon = master.rfind(':');
+    if (master.empty() || colon == std::string::npos || colon == 0 || colon + 1 == master.size())
+        throw EngineError("distributed.master: expected HOST:PORT (got \"" + master + "\")");
+    HostPort hp;
+    hp.host = master.substr(0, colon);
+    if (hp.host.size() > 2 && hp.host.front() == '[' && hp.host.back() == ']')
+        hp.host = hp.host.substr(1, hp.host.size() - 2);
+    try {
+        std::size_t used = 0;
+        hp.port = std::stoi(master.substr(colon + 1), &used);
+        if (used != master.size() - colon - 1)
+            hp.port = -1;
+    } catch (const std::exception &) {
+        hp.port = -1;
+    }
+    if (hp.port <= 0 || hp.port > 65535)
+        throw EngineError("distributed.master: invalid port in \"" + master + "\"");
+    return hp;
+}
+
+c10::intrusive_ptr<c10d::Store> connectStore(const HostPort &hp, bool isServer, std::chrono::milliseconds timeout)
+{
+    c10d::TCPStoreOptions options;
+    options.port = static_cast<std::uint16_t>(hp.port);
+    options.isServer = isServer;
+    options.numWorkers = c10::nullopt;
+    options.waitWorkers = false;
+    options.timeout = timeout;
+    return c10::make_intrusive<c10d::TCPStore>(hp.host, options);
+}
+
+// This machine's address on the route to host: the interface other processes reach us on. A
+// host name resolving to 127.0.1.1 (Debian's /etc/hosts) or the same name on every machine
+// would otherwise give the peers an address they cannot use.
+std::string localAddressTowards(const std::string &host)
+{
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_DGRAM;
+    addrinfo *found = nullptr;
+    if (getaddrinfo(host.c_str(), "9", &hints, &found) != 0 || !found)
+        return {};
+    std::string address;
+    const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
+    if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+        sockaddr_storage local{};
+        socklen_t length = sizeof local;
+        char text[INET6_ADDRSTRLEN] = {};
+        if (::getsockname(fd, reinterpret_cast<sockaddr *>(&local), &length) == 0) {
+            const void *raw = local.ss_family == AF_INET6
+                                  ? static_cast<const void *>(&reinterpret_cast<sockaddr_in6 *>(&local)->sin6_addr)
+                                  : static_cast<const void *>(&reinterpret_cast<sockaddr_in *>(&local)->sin_addr);
+            if (inet_ntop(local.ss_family, raw, text, sizeof text))
+                address = text;
+        }
+    }
+    if (fd >= 0)
+        ::close(fd);
+    freeaddrinfo(found);
+    return address;
+}
+
+} // namespace
 
 struct RankRendezvous::Impl
 {
-    c10::intrusive_ptr<c10d::Store> store;
+    c10::intrusive_ptr<c10d::Store> store; // the run's keys, under the launch's prefix
+    std::string master;
+    std::chrono::milliseconds timeout{0};
+
+    // The heartbeat: its own connection with a short timeout, so a cut network shows in seconds.
+    HostPort beatAddress;
+    std::string prefix;
+    std::mutex beatMutex; // one operation at a time on the heartbeat connection
+    c10::intrusive_ptr<c10d::Store> beatStore;
+    std::thread beatThread;
+    std::mutex stopMutex;
+    std::condition_variable stopCv;
+    bool stop = false;
+
+    std::string beatKey(int rank) const { return "alive/" + std::to_string(rank); }
+
+    ~Impl()
+    {
+        {
+            std::lock_guard<std::mutex> lock(stopMutex);
+            stop = true;
+        }
+        stopCv.notify_all();
+        if (beatThread.joinable())
+            beatThread.join();
+    }
 };
 
 RankRendezvous::~RankRendezvous() = default;
@@ -27,60 +138,144 @@ std::shared_ptr<RankRendezvous> RankRendezvous::inProcess()
     auto r = std::make_shared<RankRendezvous>();
     r->m_impl = std::make_unique<Impl>();
     r->m_impl->store = c10::make_intrusive<c10d::HashStore>();
+    r->m_impl->timeout = std::chrono::minutes(10);
     return r;
 }
 
-std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const std::string &master, bool isServer, int worldSize,
-                                                    std::chrono::milliseconds timeout)
+std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const DistributedLaunch &launch)
 {
-    const std::size_t colon = master.rfind(':');
-    if (master.empty() || colon == std::string::npos || colon == 0 || colon + 1 == master.size())
-        throw EngineError("distributed.master: expected HOST:PORT (got \"" + master + "\")");
-    const std::string host = master.substr(0, colon);
-    int port = 0;
-    try {
-        std::size_t used = 0;
-        port = std::stoi(master.substr(colon + 1), &used);
-        if (used != master.size() - colon - 1)
-            port = -1;
-    } catch (const std::exception &) {
-        port = -1;
-    }
-    if (port <= 0 || port > 65535)
-        throw EngineError("distributed.master: invalid port in \"" + master + "\"");
-    c10d::TCPStoreOptions options;
-    options.port = static_cast<std::uint16_t>(port);
-    options.isServer = isServer;
-    options.numWorkers = c10::nullopt;
-    options.waitWorkers = false;
-    options.timeout = timeout;
+    const HostPort hp = parseMaster(launch.master);
+    const std::chrono::milliseconds timeout = std::chrono::seconds(launch.timeoutSeconds);
     auto r = std::make_shared<RankRendezvous>();
     r->m_impl = std::make_unique<Impl>();
+    Impl &d = *r->m_impl;
+    d.master = launch.master;
+    d.timeout = timeout;
+    d.beatAddress = hp;
+    d.prefix = launch.storePrefix;
     try {
-        r->m_impl->store = c10::make_intrusive<c10d::TCPStore>(host, options);
+        d.store = c10::make_intrusive<c10d::PrefixStore>(launch.storePrefix, connectStore(hp, launch.hostsStore, timeout));
     } catch (const std::exception &e) {
-        throw EngineError("distributed.master: cannot reach the rendezvous store at " + master + ": " + e.what());
+        throw EngineError("distributed.master: " + launch.describe() + " cannot " +
+                          (launch.hostsStore ? "serve" : "reach") + " the rendezvous store at " + launch.master +
+                          " within " + std::to_string(launch.timeoutSeconds) + " s: " + e.what());
     }
-    (void)worldSize;
     return r;
+}
+
+void RankRendezvous::set(const std::string &key, const std::string &value)
+{
+    m_impl->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+}
+
+std::string RankRendezvous::get(const std::string &key)
+{
+    Impl &d = *m_impl;
+    const auto deadline = std::chrono::steady_clock::now() + d.timeout;
+    try {
+        while (true) {
+            if (d.store->check({key})) {
+                const std::vector<std::uint8_t> v = d.store->get(key);
+                return std::string(v.begin(), v.end());
+            }
+            if (d.store->check({kAbortKey})) {
+                const std::vector<std::uint8_t> v = d.store->get(kAbortKey);
+                throw EngineError("distributed: rank 0's process stopped the run: " + std::string(v.begin(), v.end()));
+            }
+            if (std::chrono::steady_clock::now() > deadline)
+                throw EngineError("distributed: no \"" + key + "\" in the rendezvous store" +
+                                  (d.master.empty() ? "" : " at " + d.master) + " within " +
+                                  std::to_string(d.timeout.count() / 1000) + " s (distributed.timeout_seconds)");
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    } catch (const EngineError &) {
+        throw;
+    } catch (const std::exception &e) {
+        throw EngineError("distributed: the rendezvous store" + (d.master.empty() ? "" : " at " + d.master) +
+                          " failed while waiting for \"" + key + "\": " + e.what());
+    }
+}
+
+void RankRendezvous::abort(const std::string &reason)
+{
+    set(kAbortKey, reason);
+}
+
+void RankRendezvous::startHeartbeat(const std::vector<int> &ranks)
+{
+    Impl &d = *m_impl;
+    if (d.master.empty() || d.beatThread.joinable())
+        return; // one process: its ranks live and die together
+    d.beatStore = c10::make_intrusive<c10d::PrefixStore>(d.prefix, connectStore(d.beatAddress, false, kHeartbeatTimeout));
+    d.beatThread = std::thread([&d, ranks] {
+        std::unique_lock<std::mutex> stopLock(d.stopMutex);
+        while (!d.stop) {
+            stopLock.unlock();
+            try {
+                std::lock_guard<std::mutex> lock(d.beatMutex);
+                for (int rank : ranks)
+                    d.beatStore->add(d.beatKey(rank), 1);
+            } catch (const std::exception &) {
+                // Out of reach: lostRanks() finds out on its own reads.
+            }
+            stopLock.lock();
+            d.stopCv.wait_for(stopLock, kHeartbeatInterval, [&d] { return d.stop; });
+        }
+    });
+}
+
+std::string RankRendezvous::lostRanks(int worldSize, int myRank)
+{
+    Impl &d = *m_impl;
+    if (!d.beatStore)
+        return {};
+    const auto read = [&d, worldSize] {
+        std::vector<std::int64_t> beats;
+        std::lock_guard<std::mutex> lock(d.beatMutex);
+        for (int r = 0; r < worldSize; ++r)
+            beats.push_back(d.beatStore->add(d.beatKey(r), 0));
+        return beats;
+    };
+    std::vector<std::int64_t> before;
+    std::vector<std::int64_t> after;
+    try {
+        before = read();
+        std::this_thread::sleep_for(kLostRankWatch);
+        after = read();
+    } catch (const std::exception &e) {
+        return "the rendezvous store at " + d.master + " is out of reach (" + e.what() +
+               "): rank 0's machine or the network to it is gone";
+    }
+    std::string lost;
+    int count = 0;
+    for (int r = 0; r < worldSize; ++r)
+        if (r != myRank && after[std::size_t(r)] == before[std::size_t(r)]) {
+            lost += (count++ ? ", " : "") + std::to_string(r);
+        }
+    if (!count)
+        return {};
+    return std::string(count == 1 ? "lost rank " : "lost ranks ") + lost + " (no heartbeat for " +
+           std::to_string(kLostRankWatch.count()) + " s: the process ended or its machine is cut off)";
 }
 
 struct RankGroup::Impl
 {
+    std::shared_ptr<RankRendezvous> rendezvous;
     c10::intrusive_ptr<compat::CollectiveGroup> group;
 };
 
 RankGroup::RankGroup(const std::shared_ptr<RankRendezvous> &rendezvous, int rank, int worldSize,
-                     const torch::Device &device, bool multiNode, std::chrono::milliseconds timeout)
+                     const torch::Device &device, const std::string &master, std::chrono::milliseconds timeout)
     : m_impl(std::make_unique<Impl>())
     , m_rank(rank)
     , m_worldSize(worldSize)
 {
+    m_impl->rendezvous = rendezvous;
     // A prefix per backend keeps the keys of a Gloo and an NCCL group apart in one store.
     try {
         if (device.is_cuda()) {
 #ifdef LATHE_HAVE_NCCL
-            auto store = c10::make_intrusive<c10d::PrefixStore>("lathe/nccl", rendezvous->m_impl->store);
+            auto store = c10::make_intrusive<c10d::PrefixStore>("nccl", rendezvous->m_impl->store);
             auto options = c10d::ProcessGroupNCCL::Options::create();
             options->timeout = timeout;
             m_impl->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, worldSize, options);
@@ -89,30 +284,48 @@ RankGroup::RankGroup(const std::shared_ptr<RankRendezvous> &rendezvous, int rank
             throw EngineError("devices: this build of Lathe has no NCCL, so several CUDA ranks cannot train together");
 #endif
         } else {
-            auto store = c10::make_intrusive<c10d::PrefixStore>("lathe/gloo", rendezvous->m_impl->store);
+            auto store = c10::make_intrusive<c10d::PrefixStore>("gloo", rendezvous->m_impl->store);
             auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-            // One process: loopback, whatever the host name resolves to (or fails to).
-            options->devices.push_back(multiNode ? c10d::ProcessGroupGloo::createDefaultDevice()
-                                                 : c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+            const char *ifname = std::getenv("GLOO_SOCKET_IFNAME");
+            if (master.empty()) {
+                // One process: loopback, whatever the host name resolves to (or fails to).
+                options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+            } else if (ifname && *ifname) {
+                options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+            } else {
+                const std::string local = localAddressTowards(parseMaster(master).host);
+                options->devices.push_back(local.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                                         : c10d::ProcessGroupGloo::createDeviceForHostname(local));
+            }
             options->threads = 1;
             m_impl->group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, worldSize, options);
         }
     } catch (const EngineError &) {
         throw;
     } catch (const std::exception &e) {
-        throw EngineError("distributed: rank " + std::to_string(rank) + " of " + std::to_string(worldSize) +
-                          " could not join the process group: " + e.what());
+        fail("joining the process group", e);
     }
 }
 
 RankGroup::~RankGroup() = default;
+
+void RankGroup::fail(const std::string &what, const std::exception &e)
+{
+    const std::string lost = m_impl->rendezvous->lostRanks(m_worldSize, m_rank);
+    throw EngineError("distributed: rank " + std::to_string(m_rank) + " of " + std::to_string(m_worldSize) + ": " +
+                      what + " failed" + (lost.empty() ? "" : ": " + lost) + " [" + e.what() + "]");
+}
 
 void RankGroup::allReduceSum(torch::Tensor &tensor)
 {
     std::vector<at::Tensor> tensors{tensor};
     c10d::AllreduceOptions options;
     options.reduceOp = c10d::ReduceOp::SUM;
-    m_impl->group->allreduce(tensors, options)->wait();
+    try {
+        m_impl->group->allreduce(tensors, options)->wait();
+    } catch (const std::exception &e) {
+        fail("an all-reduce", e);
+    }
 }
 
 void RankGroup::broadcast(torch::Tensor &tensor, int root)
@@ -120,7 +333,11 @@ void RankGroup::broadcast(torch::Tensor &tensor, int root)
     std::vector<at::Tensor> tensors{tensor};
     c10d::BroadcastOptions options;
     options.rootRank = root;
-    m_impl->group->broadcast(tensors, options)->wait();
+    try {
+        m_impl->group->broadcast(tensors, options)->wait();
+    } catch (const std::exception &e) {
+        fail("a broadcast", e);
+    }
 }
 
 } // namespace lathe::engine

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -65,7 +66,7 @@ RankTrainer::RankTrainer(RunSetup &s, int localRank)
     : m_s(s)
     , m_config(s.config)
     , m_localRank(localRank)
-    , m_rank(s.nodeRank * s.localRanks + localRank)
+    , m_rank(s.firstRank + localRank)
     , m_device(s.devices[std::size_t(localRank)])
     , m_model(s.replicas[std::size_t(localRank)])
     , m_earlyStopping(s.config.earlyStopping)
@@ -94,7 +95,8 @@ void RankTrainer::setUp()
     at::set_num_threads(m_s.threadsPerRank);
     if (m_s.worldSize > 1)
         m_group = std::make_unique<RankGroup>(m_s.rendezvous, m_rank, m_s.worldSize, m_device,
-                                              c.distributed.nnodes > 1, std::chrono::minutes(10));
+                                              m_s.launch.multiProcess() ? m_s.launch.master : std::string(),
+                                              std::chrono::seconds(c.distributed.timeoutSeconds));
     m_cached = m_s.cache != nullptr;
     m_autocast = c.precision == "bf16" || c.precision == "fp16";
     m_autocastType = c.precision == "fp16" ? at::kHalf : at::kBFloat16;
@@ -123,6 +125,12 @@ void RankTrainer::setUp()
         m_ema = std::make_unique<WeightEma>(*m_model, c.ema.decay);
     if (c.data.balance == "class_weights")
         m_classWeights = classWeightsFromCounts(m_s.trainCounts).to(m_device);
+    if (!m_s.control.recordLogDir.empty()) {
+        const std::string path = m_s.control.recordLogDir + "/records-rank-" + std::to_string(m_rank) + ".txt";
+        m_recordLog.open(path, std::ios::app);
+        if (!m_recordLog)
+            throw EngineError(path + ": cannot be opened for the record log");
+    }
 
     if (m_s.resumeFrom) {
         restore(*m_s.resumeFrom);
@@ -184,6 +192,10 @@ void RankTrainer::restore(const CheckpointData &ckpt)
     m_epochSeconds = t.value("epoch_seconds", 0.0);
     m_earlyStopping.restore(t.at("early_stopping"));
     m_lastMetrics = t.value("last_metrics", json::object());
+    m_scheduleOffset = t.value("schedule_offset", std::int64_t(0));
+    const int savedWorld = t.value("world_size", m_s.worldSize);
+    if (savedWorld != m_s.worldSize)
+        continueInNewWorld(savedWorld);
     m_lastCheckpointStep = m_step;
     m_lastCheckpointEpoch = m_epoch;
     m_lastCheckpointBatch = m_batch;
@@ -200,6 +212,30 @@ void RankTrainer::restore(const CheckpointData &ckpt)
     m_schedule->loadState(ckpt.meta.at("scheduler"));
     updateParameterGroups(m_epoch);
     loadOptimizerState(*m_optimizer, m_groups, ckpt.state);
+}
+
+// A resume with another number of ranks. Rank r's batch b holds records [b*N*W, (b+1)*N*W) of the
+// epoch's shuffled order, strided over the ranks (ShardDataset::epochOrder), so the records taken
+// so far are a prefix of that order whatever W was: the epoch continues at the last whole global
+// batch of the new world inside that prefix, and up to N*W'-1 records are seen again. Later
+// epochs have the same orders as before, cut into batches of the new global size; the schedule
+// keeps its fraction of the run (m_scheduleOffset).
+void RankTrainer::continueInNewWorld(int savedWorld)
+{
+    const std::int64_t perRank = m_config.optimizer.batchSize;
+    const std::int64_t taken = m_batch * perRank * savedWorld;
+    const std::int64_t globalBatch = perRank * m_s.worldSize;
+    m_batch = taken / globalBatch;
+    m_batch -= m_batch % m_accumulate;
+    const std::int64_t place = std::int64_t(m_epoch) * m_stepsPerEpoch + m_batch / m_accumulate;
+    m_scheduleOffset = place - m_step;
+    emit({{event_key::kType, event_type::kLog},
+          {event_key::kMessage, "resume: " + std::to_string(savedWorld) + " ranks before, " +
+                                    std::to_string(m_s.worldSize) + " now: epoch " + std::to_string(m_epoch + 1) +
+                                    " continues at record " + std::to_string(m_batch * globalBatch) +
+                                    " of its order (" + std::to_string(taken - m_batch * globalBatch) +
+                                    " records trained on again); the schedule continues at step " +
+                                    std::to_string(place) + " of " + std::to_string(m_stepsPerEpoch * m_config.optimizer.epochs)}});
 }
 
 // ---- an epoch's steps -----------------------------------------------------------------------
@@ -252,6 +288,7 @@ void RankTrainer::seedStep(std::int64_t micro)
 void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
 {
     seedStep(m_step * m_accumulate + pending.microBatches);
+    logRecords(batch);
     torch::Tensor x = batch.images.to(m_device, /*non_blocking=*/true);
     const torch::Tensor labels = batch.labels.to(m_device);
     const torch::Tensor targets = batch.softTargets.defined() ? batch.softTargets.to(m_device) : labels;
@@ -289,6 +326,16 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
     ++m_batch;
 }
 
+void RankTrainer::logRecords(const Batch &batch)
+{
+    if (!m_recordLog.is_open())
+        return;
+    for (std::size_t i = 0; i < batch.recordShards.size(); ++i)
+        m_recordLog << m_epoch << ' ' << m_s.manifest.shards[batch.recordShards[i]].file << ' ' << batch.recordOffsets[i]
+                    << '\n';
+    m_recordLog.flush();
+}
+
 // An optimizer step: every rank agrees on whether to go on (the flags ride with the gradients'
 // all-reduce), then unscale, clip, step (or skip, on an fp16 overflow), EMA, at the schedule's
 // learning rate.
@@ -304,7 +351,7 @@ RankTrainer::StepOutcome RankTrainer::optimizerStep(const PendingStep &pending)
                           "checkpoint is kept)");
     }
     StepOutcome out;
-    out.lr = m_schedule->lrAt(m_step);
+    out.lr = m_schedule->lrAt(m_step + m_scheduleOffset);
     setLearningRate(*m_optimizer, out.lr, m_groups);
     if (c.optimizer.clipGradNorm > 0) {
         if (m_scaler->enabled())
@@ -333,7 +380,9 @@ void RankTrainer::allReduceGradients(torch::Tensor &flags)
 {
     if (!m_group)
         return;
+    const Clock::time_point start = Clock::now();
     constexpr std::int64_t kBucketElements = 8 << 20;
+    std::vector<std::int64_t> bucketBytes;
     std::vector<torch::Tensor> grads;
     for (ParameterGroup &g : m_groups)
         for (torch::Tensor &p : g.parameters) {
@@ -359,6 +408,8 @@ void RankTrainer::allReduceGradients(torch::Tensor &flags)
         if (last)
             pieces.push_back(flags.to(pieces.empty() ? torch::kFloat32 : pieces.front().scalar_type()));
         torch::Tensor flat = torch::cat(pieces);
+        if (!m_bucketsLogged)
+            bucketBytes.push_back(flat.numel() * std::int64_t(flat.element_size()));
         m_group->allReduceSum(flat);
         std::int64_t offset = 0;
         for (torch::Tensor &g : members) {
@@ -369,6 +420,20 @@ void RankTrainer::allReduceGradients(torch::Tensor &flags)
             flags = flat.narrow(0, offset, flagCount).to(torch::kFloat32);
             break;
         }
+    }
+    m_stepEvents.intervalCommSeconds += secondsSince(start);
+    if (!m_bucketsLogged) {
+        m_bucketsLogged = true;
+        std::int64_t total = 0;
+        std::ostringstream sizes;
+        for (std::size_t b = 0; b < bucketBytes.size(); ++b) {
+            sizes << (b ? ", " : "") << std::fixed << std::setprecision(2) << double(bucketBytes[b]) / (1 << 20);
+            total += bucketBytes[b];
+        }
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, "gradient all-reduce: " + std::to_string(bucketBytes.size()) + " bucket(s) a step, " +
+                                        sizes.str() + " MiB (" + std::to_string(total) + " bytes) over " +
+                                        std::to_string(m_s.worldSize) + " ranks"}});
     }
 }
 
@@ -388,16 +453,18 @@ void RankTrainer::emitStepEvent(const StepOutcome &step)
           {event_key::kEpoch, m_epoch},
           {event_key::kLoss, step.meanLoss},
           {event_key::kLr, step.lr},
-          {event_key::kTotalSteps, m_stepsPerEpoch * m_config.optimizer.epochs},
+          {event_key::kTotalSteps, m_stepsPerEpoch * m_config.optimizer.epochs - m_scheduleOffset},
           {event_key::kImagesPerSecond, interval > 0 ? double(e.intervalImages) * m_s.worldSize / interval : 0.0},
           {event_key::kInputWaitFraction,
-           interval > 0 ? std::clamp((wait - e.intervalWait) / interval, 0.0, 1.0) : 0.0}});
+           interval > 0 ? std::clamp((wait - e.intervalWait) / interval, 0.0, 1.0) : 0.0},
+          {event_key::kCommFraction, interval > 0 ? std::clamp(e.intervalCommSeconds / interval, 0.0, 1.0) : 0.0}});
     m_s.folder->tensorboard().addScalar("train/loss", step.meanLoss, m_step);
     m_s.folder->tensorboard().addScalar("train/lr", step.lr, m_step);
     e.lastEventTime = now;
     e.intervalStart = Clock::now();
     e.intervalWait = wait;
     e.intervalImages = 0;
+    e.intervalCommSeconds = 0;
 }
 
 void RankTrainer::updateParameterGroups(int epoch)
@@ -470,7 +537,7 @@ json RankTrainer::epochMetrics(const EpochClock &clock)
     m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
     json valSums = validate();
     json metrics = reduceEpoch(m_epochCounts, valSums);
-    metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step - 1));
+    metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step + m_scheduleOffset - 1));
     metrics[event_key::kSeconds] = m_epochSeconds;
     if (m_cached)
         metrics[event_key::kFeatureCache] = true;
@@ -628,6 +695,8 @@ void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics
                    {"epoch_samples", m_epochCounts.samples},
                    {"epoch_correct", m_epochCounts.correct},
                    {"epoch_seconds", m_epochSeconds},
+                   {"world_size", m_s.worldSize},
+                   {"schedule_offset", m_scheduleOffset},
                    {"early_stopping", m_earlyStopping.state()},
                    {"last_metrics", m_lastMetrics}}}};
     CheckpointPolicy policy;
@@ -647,10 +716,10 @@ void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics
           {event_key::kReason, reason}});
 }
 
-// Rank 0's part of train()'s summary.
+// The process's part of train()'s summary, from its first rank.
 void RankTrainer::writeSummary()
 {
-    if (!isLeader())
+    if (m_localRank != 0)
         return;
     std::lock_guard<std::mutex> lock(m_s.eventMutex);
     m_s.summary["status"] = m_cancelled ? event_type::kCancelled : event_type::kFinished; // the end event's type

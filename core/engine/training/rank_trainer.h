@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +76,7 @@ private:
         Clock::time_point intervalStart;
         double intervalWait = 0;
         std::int64_t intervalImages = 0;
+        double intervalCommSeconds = 0; // in the gradient all-reduce
     };
 
     bool isLeader() const { return m_rank == 0; }
@@ -99,6 +101,8 @@ private:
     // stopAfterStep); endEpoch true when it ends with the epoch (early stopping, a cancel).
     bool trainEpoch(const EpochClock &clock);
     void trainMicroBatch(const Batch &batch, PendingStep &pending);
+    void logRecords(const Batch &batch);
+    void continueInNewWorld(int savedWorld);
     StepOutcome optimizerStep(const PendingStep &pending);
     void emitStepEvent(const StepOutcome &step);
     bool endEpoch(const EpochClock &clock);
@@ -142,6 +146,9 @@ private:
     int m_epoch = 0;
     std::int64_t m_batch = 0;
     std::int64_t m_stepsPerEpoch = 0;
+    // The schedule's place is m_step + m_scheduleOffset: nonzero after a resume with another world
+    // size, whose epochs have another number of steps (m_step keeps counting the steps taken).
+    std::int64_t m_scheduleOffset = 0;
     EpochCounts m_epochCounts; // of the current epoch so far
     double m_epochSeconds = 0;
     nlohmann::json m_lastMetrics = nlohmann::json::object();
@@ -152,6 +159,8 @@ private:
     int m_lastCheckpointEpoch = -1;
     std::int64_t m_lastCheckpointBatch = -1;
     std::string m_lastCheckpoint;
+    std::ofstream m_recordLog; // TrainControl::recordLogDir
+    bool m_bucketsLogged = false;
 };
 
 } // namespace lathe::engine

@@ -49,9 +49,10 @@ struct RunSetup
     TransformOptions valTransform;
     bool hasVal = false;
     std::vector<torch::Device> devices;
+    DistributedLaunch launch;
     int localRanks = 1;
     int worldSize = 1;
-    int nodeRank = 0;
+    int firstRank = 0; // the global rank of this process's local rank 0
     int threadsPerRank = 1;
     int workersPerRank = 1;
     std::vector<std::shared_ptr<models::Classifier>> replicas;
@@ -84,6 +85,9 @@ struct RunSetup
         if (control.onEvent)
             control.onEvent(event);
     }
+    // The process of rank 0 owns the run folder; the others write nothing there (it may be on a
+    // shared path, or only on rank 0's disk).
+    bool ownsRunFolder() const { return firstRank == 0; }
     void log(const std::string &message) { emit({{event_key::kType, event_type::kLog}, {event_key::kMessage, message}}); }
 };
 

@@ -16,7 +16,9 @@
 #include "engine/training/distributed.h"
 #include "engine/training/feature_cache.h"
 #include "engine/training/grad_scaler.h"
+#include "engine/training/launch.h"
 #include "engine/training/optimizer_factory.h"
+#include "engine/training/process_meeting.h"
 #include "engine/training/rank_trainer.h"
 #include "engine/training/run_setup.h"
 #include "engine/training/train_util.h"
@@ -50,7 +52,12 @@ using json = nlohmann::json;
 json runTraining(RunSetup &s)
 {
     const RunConfig &c = s.config;
-    s.folder->log("lathe training: " + c.model.arch + " on " + c.data.shards);
+    if (s.folder)
+        s.folder->log("lathe training: " + c.model.arch + " on " + c.data.shards);
+    if (s.launch.multiProcess())
+        s.log("distributed: " + s.launch.describe() + ", ranks " + std::to_string(s.firstRank) + "-" +
+              std::to_string(s.firstRank + s.localRanks - 1) + " of " + std::to_string(s.worldSize) + ", master " +
+              s.launch.master);
     // Torch's intra-op threads as the caller configured them (configureTorchThreads), shared
     // between the CPU ranks; the pipeline's workers: data.workers, else the cores per rank.
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -93,12 +100,14 @@ json runTraining(RunSetup &s)
         }
     }
 
-    if (s.worldSize > 1) {
-        if (c.distributed.nnodes > 1)
-            s.rendezvous = RankRendezvous::tcp(c.distributed.master, c.distributed.nodeRank == 0, s.worldSize,
-                                               std::chrono::minutes(10));
-        else
-            s.rendezvous = RankRendezvous::inProcess();
+    if (s.launch.multiProcess()) {
+        connectProcesses(s);
+        std::vector<int> ranks;
+        for (int r = 0; r < s.localRanks; ++r)
+            ranks.push_back(s.firstRank + r);
+        s.rendezvous->startHeartbeat(ranks);
+    } else if (s.worldSize > 1) {
+        s.rendezvous = RankRendezvous::inProcess();
     }
 
     const auto runRank = [&s](int localRank) {
@@ -107,7 +116,7 @@ json runTraining(RunSetup &s)
             rank.run();
         } catch (...) {
             std::lock_guard<std::mutex> lock(s.errorMutex);
-            const int globalRank = s.nodeRank * s.localRanks + localRank;
+            const int globalRank = s.firstRank + localRank;
             if (!s.error || globalRank < s.errorRank) {
                 s.error = std::current_exception();
                 s.errorRank = globalRank;
@@ -130,6 +139,12 @@ json runTraining(RunSetup &s)
     summary["run_dir"] = s.runDir;
     if (s.cache)
         summary["feature_cache_build_seconds"] = s.cache->buildSeconds;
+    if (!s.folder) {
+        // Another process owns the run folder; this one trained its ranks and is done.
+        summary["run_dir"] = nullptr;
+        summary["rank_0_process"] = false;
+        return summary;
+    }
     const RunInfo info = readRunInfo(s.runDir);
     summary["best_metric"] = info.bestMetric;
     summary["best_value"] = info.bestValue ? json(*info.bestValue) : json(nullptr);
@@ -148,6 +163,8 @@ json runTraining(RunSetup &s)
 void prepare(RunSetup &s)
 {
     RunConfig &c = s.config;
+    // First, so that a failure below can still be told to the run's other processes.
+    s.launch = resolveLaunch(c.distributed, s.control.launchEnvironment);
     validateRunConfig(c);
     s.manifest = readDatasetManifest(c.data.shards);
     s.numClasses = int(s.manifest.classes.size());
@@ -193,14 +210,14 @@ void prepare(RunSetup &s)
     s.trainTransform = t;
     s.trainTransform.train = true;
 
-    for (const std::string &d : c.devices)
+    for (const std::string &d : launchDevices(s.launch, c.devices))
         s.devices.push_back(torchDevice(d, "devices"));
     s.localRanks = int(s.devices.size());
-    s.nodeRank = c.distributed.nodeRank;
-    s.worldSize = s.localRanks * std::max(1, c.distributed.nnodes);
-    if (c.distributed.nnodes > 1 && c.distributed.master.empty())
-        throw EngineError("distributed.master: a run over " + std::to_string(c.distributed.nnodes) +
-                          " machines needs the HOST:PORT of node 0's rendezvous");
+    s.firstRank = s.launch.processIndex * s.localRanks;
+    s.worldSize = s.localRanks * s.launch.processes;
+    if (s.launch.multiProcess() && s.launch.master.empty())
+        throw EngineError("distributed.master: a run over " + std::to_string(s.launch.processes) +
+                          " processes needs the HOST:PORT of rank 0's rendezvous");
 }
 
 json guarded(RunSetup &s)
@@ -221,6 +238,7 @@ json guarded(RunSetup &s)
         summary = {{"status", event_type::kCancelled}, {"run_dir", s.runDir}, {"steps", 0}};
     }
     releaseCpuBlockCache(); // the run's blocks go back to the system (a no-op without the cache)
+    s.rendezvous.reset();   // stops the heartbeat (and, in rank 0's process, the store) before returning
     if (s.control.throwWhenCancelled && summary.value("status", std::string()) == event_type::kCancelled)
         throw Cancelled(); // after the checkpoint and the "cancelled" event, like the other tasks
     return summary;
@@ -335,8 +353,17 @@ json train(const RunConfig &config, const std::string &runDir, const TrainContro
     s.config = config;
     s.runDir = runDir;
     s.control = control;
-    prepare(s);
-    s.folder = std::make_unique<RunFolder>(RunFolder::create(runDir, runConfigToJson(s.config)));
+    try {
+        prepare(s);
+        meetProcesses(s, false);
+        if (s.ownsRunFolder())
+            s.folder = std::make_unique<RunFolder>(RunFolder::create(runDir, runConfigToJson(s.config)));
+    } catch (const std::exception &e) {
+        reportStartFailure(s, e.what());
+        throw;
+    }
+    announceStart(s);
+    awaitStart(s);
     return guarded(s);
 }
 
@@ -345,12 +372,47 @@ json resume(const std::string &runDir, const TrainControl &control, const json &
     RunSetup s;
     s.runDir = runDir;
     s.control = control;
-    s.folder = std::make_unique<RunFolder>(RunFolder::open(runDir));
-    s.config = parseRunConfig(s.folder->config());
-    if (!overrides.is_null() && !overrides.empty())
-        s.config = applyRunConfigOverrides(s.config, overrides);
+    // How the processes were launched is not part of the run: when this resume's flags or launcher
+    // say how, that replaces the run config's launch fields (another launcher, or another world
+    // size, may continue the run); otherwise the run config's stand.
+    json launchOverrides = json::object();
+    for (auto it = overrides.begin(); overrides.is_object() && it != overrides.end(); ++it)
+        if (it.key().rfind("distributed.", 0) == 0)
+            launchOverrides[it.key()] = it.value();
+    s.launch = resolveLaunch(applyRunConfigOverrides(RunConfig(), launchOverrides).distributed, control.launchEnvironment);
+    const bool launchGiven = !launchOverrides.empty() || s.launch.source != "config";
+    const auto withoutLaunch = [&overrides, launchGiven](RunConfig c) {
+        if (launchGiven) {
+            c.distributed.nnodes = 1;
+            c.distributed.nodeRank = 0;
+            c.distributed.master.clear();
+        }
+        return overrides.is_null() || overrides.empty() ? c : applyRunConfigOverrides(c, overrides);
+    };
+
+    if (s.launch.processIndex != 0) {
+        // Not rank 0's process: the run folder is rank 0's, and so are the config and the checkpoint.
+        try {
+            s.config = withoutLaunch(parseRunConfig(leaderConfig(s)));
+            prepare(s);
+            meetProcesses(s, true);
+        } catch (const std::exception &e) {
+            reportStartFailure(s, e.what());
+            throw;
+        }
+        awaitStart(s);
+        return guarded(s);
+    }
+
     std::vector<std::string> notes;
-    s.resumeFrom = loadLatestCheckpoint(runDir, &notes);
+    try {
+        s.folder = std::make_unique<RunFolder>(RunFolder::open(runDir));
+        s.config = withoutLaunch(parseRunConfig(s.folder->config()));
+        s.resumeFrom = loadLatestCheckpoint(runDir, &notes);
+    } catch (const std::exception &e) {
+        reportStartFailure(s, e.what());
+        throw;
+    }
     try {
         prepare(s);
         for (const std::string &note : notes)
@@ -359,10 +421,13 @@ json resume(const std::string &runDir, const TrainControl &control, const json &
             throw EngineError(s.resumeFrom->sidecarPath + ": not a checkpoint of a training run (no trainer state)");
         if (!s.resumeFrom)
             s.log("resume: no complete checkpoint; starting over from the config");
+        meetProcesses(s, true);
     } catch (const std::exception &e) {
+        reportStartFailure(s, e.what());
         s.emit({{event_key::kType, event_type::kFailed}, {event_key::kMessage, e.what()}});
         throw;
     }
+    announceStart(s);
     return guarded(s);
 }
 

@@ -4,6 +4,7 @@
 
 #include "engine/base/cancel_token.h"
 #include "engine/run/run_config.h"
+#include "engine/training/launch.h"
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,12 @@ struct TrainControl
     // throws Cancelled, as TaskControl::checkCancel does in the other engine tasks (the
     // workspace's TrainJob then ends cancelled like every other job).
     bool throwWhenCancelled = false;
+    // The launcher's variables (torchrun, Slurm; training/launch.h): lathe-cli passes its
+    // environment's. Empty: the run config's distributed fields alone, as the workbench runs.
+    LaunchEnvironment launchEnvironment;
+    // Non-empty: every rank appends "epoch shard offset" for each training record it takes to
+    // DIR/records-rank-R.txt, an audit of how the data was split across ranks and machines.
+    std::string recordLogDir;
 };
 
 // Trains a new run in runDir (must not exist or be empty): validateRunConfig, then
