@@ -17,7 +17,7 @@ PY="${LATHE_PYTHON:-$HERE/../../.venv/bin/python}"
 source "$HERE/../integration/netns_hosts.sh"
 WORK=$(mktemp -d)
 trap 'hosts_down; rm -rf "$WORK"' EXIT
-hosts_up || { echo '{"error": "cannot create network namespaces (needs root)"}'; exit 1; }
+hosts_up || { echo '{"error": "cannot create network namespaces and their link (needs root)"}'; exit 1; }
 load() { cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g'; }
 LOAD_BEFORE=$(load)
 

@@ -41,6 +41,7 @@ def records(log_dir, shard_dir, global_batch, epochs):
         for line in open(log):
             epoch, shard, offset = line.split()
             per_epoch.setdefault(int(epoch), []).append((shard, offset))
+    global_batch = int(global_batch)
     expected = (len(train) // global_batch) * global_batch
     if sorted(per_epoch) != list(range(int(epochs))):
         sys.exit(f"epochs in the logs: {sorted(per_epoch)}")

@@ -69,6 +69,14 @@ c10::intrusive_ptr<c10d::Store> connectStore(const HostPort &hp, bool isServer, 
     return c10::make_intrusive<c10d::TCPStore>(hp.host, options);
 }
 
+// An exception's message without c10's backtrace (c10::Error::what() appends one).
+std::string messageOf(const std::exception &e)
+{
+    if (const auto *c10Error = dynamic_cast<const c10::Error *>(&e))
+        return c10Error->what_without_backtrace();
+    return e.what();
+}
+
 // This machine's address on the route to host: the interface other processes reach us on. A
 // host name resolving to 127.0.1.1 (Debian's /etc/hosts) or the same name on every machine
 // would otherwise give the peers an address they cannot use.
@@ -101,33 +109,90 @@ std::string localAddressTowards(const std::string &host)
 
 } // namespace
 
+// The heartbeat's state, shared with its thread. A store call on a connection whose peer is cut
+// off blocks in recv() for as long as TCP retries (TCPStore sets no receive timeout), so nobody
+// waits on the thread unbounded: callers wait on this state with a timeout, and a thread stuck
+// in the store is left behind when the process ends.
+struct Heartbeat
+{
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool stop = false;
+    bool exited = false;
+    bool wantSnapshot = false;
+    int snapshotWorld = 0;
+    std::uint64_t snapshots = 0;
+    std::vector<std::int64_t> snapshot; // every rank's counter, when asked
+    c10::intrusive_ptr<c10d::Store> store;
+    std::vector<int> ranks;
+
+    static std::string key(int rank) { return "alive/" + std::to_string(rank); }
+
+    void run()
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!stop) {
+            const bool snap = wantSnapshot;
+            const int world = snapshotWorld;
+            lock.unlock();
+            std::vector<std::int64_t> values;
+            bool ok = true;
+            try {
+                for (int rank : ranks)
+                    store->add(key(rank), 1);
+                for (int r = 0; snap && r < world; ++r)
+                    values.push_back(store->add(key(r), 0));
+            } catch (const std::exception &) {
+                ok = false; // out of reach: the snapshot does not come, and lostRanks() says so
+            }
+            lock.lock();
+            if (ok && snap) {
+                snapshot = std::move(values);
+                ++snapshots;
+                wantSnapshot = false;
+                cv.notify_all();
+            }
+            cv.wait_for(lock, kHeartbeatInterval, [this] { return stop || wantSnapshot; });
+        }
+        exited = true;
+        cv.notify_all();
+    }
+
+    // Every rank's counter, read by the heartbeat's thread; false when the store does not answer
+    // within kHeartbeatTimeout.
+    bool read(int world, std::vector<std::int64_t> &out)
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        const std::uint64_t before = snapshots;
+        wantSnapshot = true;
+        snapshotWorld = world;
+        cv.notify_all();
+        if (!cv.wait_for(lock, kHeartbeatTimeout, [&] { return snapshots > before; }))
+            return false;
+        out = snapshot;
+        return true;
+    }
+};
+
 struct RankRendezvous::Impl
 {
     c10::intrusive_ptr<c10d::Store> store; // the run's keys, under the launch's prefix
     std::string master;
     std::chrono::milliseconds timeout{0};
-
-    // The heartbeat: its own connection with a short timeout, so a cut network shows in seconds.
-    HostPort beatAddress;
+    HostPort address;
     std::string prefix;
-    std::mutex beatMutex; // one operation at a time on the heartbeat connection
-    c10::intrusive_ptr<c10d::Store> beatStore;
-    std::thread beatThread;
-    std::mutex stopMutex;
-    std::condition_variable stopCv;
-    bool stop = false;
-
-    std::string beatKey(int rank) const { return "alive/" + std::to_string(rank); }
+    std::shared_ptr<Heartbeat> heartbeat;
 
     ~Impl()
     {
-        {
-            std::lock_guard<std::mutex> lock(stopMutex);
-            stop = true;
-        }
-        stopCv.notify_all();
-        if (beatThread.joinable())
-            beatThread.join();
+        if (!heartbeat)
+            return;
+        std::unique_lock<std::mutex> lock(heartbeat->mutex);
+        heartbeat->stop = true;
+        heartbeat->cv.notify_all();
+        // A round takes milliseconds; a thread blocked in the store (a cut network) is left to the
+        // process's end.
+        heartbeat->cv.wait_for(lock, std::chrono::seconds(2), [this] { return heartbeat->exited; });
     }
 };
 
@@ -151,14 +216,14 @@ std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const DistributedLaunch &lau
     Impl &d = *r->m_impl;
     d.master = launch.master;
     d.timeout = timeout;
-    d.beatAddress = hp;
+    d.address = hp;
     d.prefix = launch.storePrefix;
     try {
         d.store = c10::make_intrusive<c10d::PrefixStore>(launch.storePrefix, connectStore(hp, launch.hostsStore, timeout));
     } catch (const std::exception &e) {
         throw EngineError("distributed.master: " + launch.describe() + " cannot " +
                           (launch.hostsStore ? "serve" : "reach") + " the rendezvous store at " + launch.master +
-                          " within " + std::to_string(launch.timeoutSeconds) + " s: " + e.what());
+                          " within " + std::to_string(launch.timeoutSeconds) + " s: " + messageOf(e));
     }
     return r;
 }
@@ -192,7 +257,7 @@ std::string RankRendezvous::get(const std::string &key)
         throw;
     } catch (const std::exception &e) {
         throw EngineError("distributed: the rendezvous store" + (d.master.empty() ? "" : " at " + d.master) +
-                          " failed while waiting for \"" + key + "\": " + e.what());
+                          " failed while waiting for \"" + key + "\": " + messageOf(e));
     }
 }
 
@@ -204,54 +269,35 @@ void RankRendezvous::abort(const std::string &reason)
 void RankRendezvous::startHeartbeat(const std::vector<int> &ranks)
 {
     Impl &d = *m_impl;
-    if (d.master.empty() || d.beatThread.joinable())
+    if (d.master.empty() || d.heartbeat)
         return; // one process: its ranks live and die together
-    d.beatStore = c10::make_intrusive<c10d::PrefixStore>(d.prefix, connectStore(d.beatAddress, false, kHeartbeatTimeout));
-    d.beatThread = std::thread([&d, ranks] {
-        std::unique_lock<std::mutex> stopLock(d.stopMutex);
-        while (!d.stop) {
-            stopLock.unlock();
-            try {
-                std::lock_guard<std::mutex> lock(d.beatMutex);
-                for (int rank : ranks)
-                    d.beatStore->add(d.beatKey(rank), 1);
-            } catch (const std::exception &) {
-                // Out of reach: lostRanks() finds out on its own reads.
-            }
-            stopLock.lock();
-            d.stopCv.wait_for(stopLock, kHeartbeatInterval, [&d] { return d.stop; });
-        }
-    });
+    auto h = std::make_shared<Heartbeat>();
+    h->store = c10::make_intrusive<c10d::PrefixStore>(d.prefix, connectStore(d.address, false, kHeartbeatTimeout));
+    h->ranks = ranks;
+    d.heartbeat = h;
+    std::thread([h] { h->run(); }).detach();
 }
 
 std::string RankRendezvous::lostRanks(int worldSize, int myRank)
 {
     Impl &d = *m_impl;
-    if (!d.beatStore)
+    if (!d.heartbeat)
         return {};
-    const auto read = [&d, worldSize] {
-        std::vector<std::int64_t> beats;
-        std::lock_guard<std::mutex> lock(d.beatMutex);
-        for (int r = 0; r < worldSize; ++r)
-            beats.push_back(d.beatStore->add(d.beatKey(r), 0));
-        return beats;
-    };
     std::vector<std::int64_t> before;
     std::vector<std::int64_t> after;
-    try {
-        before = read();
+    bool answered = d.heartbeat->read(worldSize, before);
+    if (answered) {
         std::this_thread::sleep_for(kLostRankWatch);
-        after = read();
-    } catch (const std::exception &e) {
-        return "the rendezvous store at " + d.master + " is out of reach (" + e.what() +
-               "): rank 0's machine or the network to it is gone";
+        answered = d.heartbeat->read(worldSize, after);
     }
+    if (!answered)
+        return "the rendezvous store at " + d.master + " is out of reach (no answer within " +
+               std::to_string(kHeartbeatTimeout.count()) + " s): rank 0's machine or the network to it is gone";
     std::string lost;
     int count = 0;
     for (int r = 0; r < worldSize; ++r)
-        if (r != myRank && after[std::size_t(r)] == before[std::size_t(r)]) {
+        if (r != myRank && after[std::size_t(r)] == before[std::size_t(r)])
             lost += (count++ ? ", " : "") + std::to_string(r);
-        }
     if (!count)
         return {};
     return std::string(count == 1 ? "lost rank " : "lost ranks ") + lost + " (no heartbeat for " +
@@ -313,7 +359,7 @@ void RankGroup::fail(const std::string &what, const std::exception &e)
 {
     const std::string lost = m_impl->rendezvous->lostRanks(m_worldSize, m_rank);
     throw EngineError("distributed: rank " + std::to_string(m_rank) + " of " + std::to_string(m_worldSize) + ": " +
-                      what + " failed" + (lost.empty() ? "" : ": " + lost) + " [" + e.what() + "]");
+                      what + " failed" + (lost.empty() ? "" : ": " + lost) + " [" + messageOf(e) + "]");
 }
 
 void RankGroup::allReduceSum(torch::Tensor &tensor)
