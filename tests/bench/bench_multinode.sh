@@ -6,12 +6,12 @@
 # the first), the all-reduce milliseconds per step and the buckets (the run's log line). Both
 # ranks share this machine's cores, so the figures say what the exchange costs, not how training
 # scales. Needs root (network namespaces).
-# Usage: bench_multinode.sh LATHE_CLI [IMAGE_SIZE=64] [BATCH=16] [PER_CLASS=16]
+# Usage: bench_multinode.sh LATHE_CLI [IMAGE_SIZE=64] [BATCH=16] [PER_CLASS=48]
 set -euo pipefail
 CLI=$1
 SIZE=${2:-64}
 BATCH=${3:-16}
-PER_CLASS=${4:-16}
+PER_CLASS=${4:-48}
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY="${LATHE_PYTHON:-$HERE/../../.venv/bin/python}"
 source "$HERE/../integration/netns_hosts.sh"
@@ -28,7 +28,7 @@ port=29600
 for arch in resnet18 resnet50; do
     port=$((port + 1))
     common=(train --data "$WORK/shards" --arch "$arch" --image-size "$SIZE" --batch "$BATCH" --epochs 1
-            --nnodes 2 --master "$ADDR0:$port" --set data.val_split= --set feature_cache.mode=off
+            --nnodes 2 --master "$ADDR0:$port" --set data.val_split= --set checkpoints.best_metric=train_loss --set feature_cache.mode=off
             --set checkpoints.every_epochs=0 --set data.workers=1)
     ip netns exec "$NS0" "$CLI" "${common[@]}" --node-rank 0 --out "$WORK/$arch" >/dev/null 2>"$WORK/$arch.err" &
     p0=$!
