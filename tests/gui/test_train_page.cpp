@@ -486,10 +486,11 @@ private Q_SLOTS:
 
         // Several machines: their fields only with more than one.
         RunConfigForm distributed({QStringLiteral("distributed")});
-        verifyShown(&distributed, {QStringLiteral("distributed.nnodes")},
-                    {QStringLiteral("distributed.node_rank"), QStringLiteral("distributed.master")});
+        const QStringList severalMachines{QStringLiteral("distributed.node_rank"), QStringLiteral("distributed.master"),
+                                          QStringLiteral("distributed.timeout_seconds")};
+        verifyShown(&distributed, {QStringLiteral("distributed.nnodes")}, severalMachines);
         qobject_cast<QSpinBox *>(distributed.editor(QStringLiteral("distributed.nnodes")))->setValue(2);
-        verifyShown(&distributed, {QStringLiteral("distributed.node_rank"), QStringLiteral("distributed.master")}, {});
+        verifyShown(&distributed, severalMachines, {});
     }
 
     void advancedSettingsAreCollapsed()

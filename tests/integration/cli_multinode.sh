@@ -55,69 +55,95 @@ wait_exit() {
     RC=0
     wait "$pid" || RC=$?
 }
-# node N PORT ARGS...: lathe-cli train on node N in the background (PID in NODE_PID).
+# node N PORT ARGS...: lathe-cli train on node N in the background, its PID in P0 or P1.
 node() {
     local n=$1 port=$2; shift 2
     local ns=$NS0 data="$WORK/node0/shards"
     [ "$n" == 1 ] && ns=$NS1 && data="$WORK/node1-shards"
     ip netns exec $ns "$CLI" train --data "$data" --nnodes 2 --node-rank "$n" --master $ADDR0:"$port" "$@" \
         >"$WORK/node$n.out" 2>"$WORK/node$n.err" &
-    NODE_PID=$!
+    eval P$n=\$!
+}
+# nodes PORT ARGS...: the same command on both nodes.
+nodes() {
+    node 0 "$@"
+    node 1 "$@"
+}
+# wait_nodes LIMIT: both nodes' exit statuses in RC0 and RC1 (node 1 gets LIMIT once node 0 ended).
+wait_nodes() {
+    wait_exit $P0 "$1"
+    RC0=$RC
+    wait_exit $P1 "$1"
+    RC1=$RC
 }
 last_line() { tail -2 "$1" | tr '\n' ' '; }
+both_ok() {
+    [ "$RC0" == 0 ] || fail "$1: node 0 exited $RC0: $(last_line "$WORK/node0.err")"
+    [ "$RC1" == 0 ] || fail "$1: node 1 exited $RC1: $(last_line "$WORK/node1.err")"
+}
+# same RUN REFERENCE WHAT: the runs' last weights agree within the Gloo ranks test's tolerance.
+same() {
+    "$PY" "$HERE/multinode_check.py" same "$1/checkpoints/last.safetensors" "$2/checkpoints/last.safetensors" \
+        2e-5 1e-4 || fail "$3"
+}
 
 # ---- one process, the reference: the same global batch (16) on one rank -------------------------
-"$CLI" train --out "$WORK/ref-one-rank" --data "$WORK/node0/shards" "${BASE[@]}" --epochs 2 --batch 16 \
+REF="$WORK/ref-one-rank"
+"$CLI" train --out "$REF" --data "$WORK/node0/shards" "${BASE[@]}" --epochs 2 --batch 16 \
     >/dev/null 2>"$WORK/ref.err" || fail "reference run: $(last_line "$WORK/ref.err")"
 
 # ---- two nodes --------------------------------------------------------------------------------
 mkdir -p "$WORK/records"
 node 0 29510 --out "$WORK/node0/run" "${BASE[@]}" --epochs 2 --batch 8 --record-log "$WORK/records"
-P0=$NODE_PID
 node 1 29510 --out "$WORK/node1/run" "${BASE[@]}" --epochs 2 --batch 8 --record-log "$WORK/records"
-P1=$NODE_PID
-wait_exit $P0 300
-rc0=$RC
-wait_exit $P1 60
-rc1=$RC
-[ "$rc0" == 0 ] || fail "node 0 exited $rc0: $(last_line "$WORK/node0.err")"
-[ "$rc1" == 0 ] || fail "node 1 exited $rc1: $(last_line "$WORK/node1.err")"
+wait_nodes 300
+both_ok "two nodes"
 grep -q '"type":"finished"' "$WORK/node0/run/metrics.jsonl" || fail "node 0's run did not finish"
 ls "$WORK/node0/run"/events.out.tfevents.* >/dev/null 2>&1 || fail "no TensorBoard file on rank 0's node"
 [ ! -e "$WORK/node1/run" ] || fail "node 1 wrote a run folder: $(ls -R "$WORK/node1/run" | head -5)"
 grep -q "distributed: node 1 of 2" "$WORK/node1.err" || fail "node 1 did not say where it stands: $(head -3 "$WORK/node1.err")"
-"$PY" "$HERE/multinode_check.py" same "$WORK/node0/run/checkpoints/last.safetensors" \
-    "$WORK/ref-one-rank/checkpoints/last.safetensors" 2e-5 1e-4 || fail "two nodes differ from one process"
+same "$WORK/node0/run" "$REF" "two nodes differ from one process"
 "$PY" "$HERE/multinode_check.py" records "$WORK/records" "$WORK/node0/shards" 16 2 || fail "record split"
+# Several ranks per node, as one process per machine trains one rank per device: 2 x 2 ranks.
+nodes 29515 --out "$WORK/four-ranks" "${BASE[@]}" --epochs 2 --batch 4 --devices cpu,cpu
+wait_nodes 300
+both_ok "2 x 2 ranks"
+grep -q "ranks 2-3 of 4" "$WORK/node1.err" || fail "node 1 did not train ranks 2-3: $(head -3 "$WORK/node1.err")"
+same "$WORK/four-ranks" "$REF" "2 x 2 ranks differ from one process"
 echo "two nodes ok"
 
 # ---- torchrun in each namespace, no Lathe flag about nodes ----------------------------------------
+# torchrun's agent serves the store, so lathe-cli must speak its PyTorch's store protocol. A
+# lathe-cli on another LibTorch (the Debian 1.13 build) must refuse within the timeout, not hang.
+LATHE_TORCH=$("$CLI" info | awk '$1 == "LibTorch" {print $2}')
+RUN_TORCH=$("$PY" -c 'import torch; print(torch.__version__.split("+")[0])')
 for n in 0 1; do
     ns=$NS0; data="$WORK/node0/shards"
     [ $n == 1 ] && ns=$NS1 && data="$WORK/node1-shards"
     ip netns exec $ns "$TORCHRUN" --nnodes 2 --nproc-per-node 1 --node-rank $n --master-addr $ADDR0 --master-port 29520 \
         --no-python "$CLI" train --data "$data" --out "$WORK/torchrun$n" "${BASE[@]}" --epochs 2 --batch 8 \
-        >"$WORK/torchrun$n.out" 2>"$WORK/torchrun$n.err" &
-    eval T$n=\$!
+        >"$WORK/node$n.out" 2>"$WORK/node$n.err" &
+    eval P$n=\$!
 done
-wait_exit $T0 300
-rc0=$RC
-wait_exit $T1 60
-rc1=$RC
-[ "$rc0" == 0 ] || fail "torchrun node 0 exited $rc0: $(last_line "$WORK/torchrun0.err")"
-[ "$rc1" == 0 ] || fail "torchrun node 1 exited $rc1: $(last_line "$WORK/torchrun1.err")"
-grep -q "(torchrun)" "$WORK/torchrun1.err" || fail "node 1 did not read torchrun's environment"
-[ ! -e "$WORK/torchrun1" ] || fail "torchrun's node 1 wrote a run folder"
-"$PY" "$HERE/multinode_check.py" same "$WORK/torchrun0/checkpoints/last.safetensors" \
-    "$WORK/ref-one-rank/checkpoints/last.safetensors" 2e-5 1e-4 || fail "torchrun's run differs from one process"
-# One machine, one process per device as torchrun --nproc-per-node starts them (each takes "cpu").
-"$TORCHRUN" --standalone --nproc-per-node 2 --no-python "$CLI" train --data "$WORK/node0/shards" \
-    --out "$WORK/torchrun-local" "${BASE[@]}" --epochs 2 --batch 8 >/dev/null 2>"$WORK/torchrun-local.err" ||
-    fail "torchrun --nproc-per-node 2: $(last_line "$WORK/torchrun-local.err")"
-grep -q "process 1 of 2 (torchrun)" "$WORK/torchrun-local.err" || fail "the second process did not say where it stands"
-"$PY" "$HERE/multinode_check.py" same "$WORK/torchrun-local/checkpoints/last.safetensors" \
-    "$WORK/ref-one-rank/checkpoints/last.safetensors" 2e-5 1e-4 || fail "torchrun's local processes differ from one process"
-echo "torchrun ok"
+wait_nodes 300
+if [ "$LATHE_TORCH" != "$RUN_TORCH" ]; then
+    [ "$RC0" != 0 ] && [ "$RC1" != 0 ] || fail "torchrun $RUN_TORCH with lathe-cli on LibTorch $LATHE_TORCH did not fail"
+    expect_contains "$(cat "$WORK/node1.err")" "did not answer within $TIMEOUT s" "a foreign store is named"
+    echo "torchrun ($RUN_TORCH) refused within the timeout by lathe-cli on LibTorch $LATHE_TORCH, as it must"
+else
+    both_ok "torchrun"
+    grep -q "(torchrun)" "$WORK/node1.err" || fail "node 1 did not read torchrun's environment"
+    [ ! -e "$WORK/torchrun1" ] || fail "torchrun's node 1 wrote a run folder"
+    same "$WORK/torchrun0" "$REF" "torchrun's run differs from one process"
+    # One machine, one process per device as torchrun --nproc-per-node starts them (each takes "cpu").
+    ip netns exec $NS0 "$TORCHRUN" --standalone --local-addr 127.0.0.1 --nproc-per-node 2 --no-python \
+        "$CLI" train --data "$WORK/node0/shards" \
+        --out "$WORK/torchrun-local" "${BASE[@]}" --epochs 2 --batch 8 >/dev/null 2>"$WORK/torchrun-local.err" ||
+        fail "torchrun --nproc-per-node 2: $(last_line "$WORK/torchrun-local.err")"
+    grep -q "process 1 of 2 (torchrun)" "$WORK/torchrun-local.err" || fail "the second process did not say where it stands"
+    same "$WORK/torchrun-local" "$REF" "torchrun's local processes differ from one process"
+    echo "torchrun ok"
+fi
 
 # ---- refusals -----------------------------------------------------------------------------------
 if RANK=0 WORLD_SIZE=2 MASTER_ADDR=$ADDR0 MASTER_PORT=29530 "$CLI" train --data "$WORK/node0/shards" \
@@ -129,15 +155,11 @@ expect_contains "$(cat "$WORK/conflict.err")" "2 machines" "conflict names the l
 
 "$CLI" convert "$WORK/images" "$WORK/other-shards" --max-side 20 --quality 50 >/dev/null # re-encoded: other bytes
 node 0 29540 --out "$WORK/mismatch0" "${BASE[@]}" --epochs 1 --batch 8
-P0=$NODE_PID
 ip netns exec $NS1 "$CLI" train --data "$WORK/other-shards" --nnodes 2 --node-rank 1 --master $ADDR0:29540 \
     --out "$WORK/mismatch1" "${BASE[@]}" --epochs 1 --batch 8 >/dev/null 2>"$WORK/node1.err" &
 P1=$!
-wait_exit $P0 $((TIMEOUT + 30))
-rc0=$RC
-wait_exit $P1 $((TIMEOUT + 30))
-rc1=$RC
-[ "$rc0" != 0 ] && [ "$rc1" != 0 ] || fail "different shards were accepted ($rc0, $rc1)"
+wait_nodes $((TIMEOUT + 30))
+[ "$RC0" != 0 ] && [ "$RC1" != 0 ] || fail "different shards were accepted ($RC0, $RC1)"
 expect_contains "$(cat "$WORK/node1.err")" "differs from rank 0's" "node 1 names the shard"
 expect_contains "$(cat "$WORK/node0.err")" "refused to join" "node 0 says why"
 [ ! -e "$WORK/mismatch0/checkpoints" ] || fail "a refused run trained"
@@ -145,51 +167,41 @@ echo "refusals ok"
 
 # ---- failures: the uninterrupted reference, then kill -9 and a cut link ---------------------------
 LONG=(--epochs 4 --batch 8 --set checkpoints.every_steps=3 --set checkpoints.keep=50)
-"$CLI" train --out "$WORK/ref-long" --data "$WORK/node0/shards" --devices cpu,cpu "${BASE[@]}" "${LONG[@]}" \
+REF_LONG="$WORK/ref-long"
+"$CLI" train --out "$REF_LONG" --data "$WORK/node0/shards" --devices cpu,cpu "${BASE[@]}" "${LONG[@]}" \
     >/dev/null 2>"$WORK/ref.err" || fail "long reference run: $(last_line "$WORK/ref.err")"
 
-# wait_checkpoint RUN PID: until RUN has a checkpoint past step 6 (bounded), while PID runs.
-wait_checkpoint() {
+# interrupted RUN PORT: a two-node run into RUN, left running until it has a checkpoint past step 6.
+interrupted() {
+    nodes "$2" --out "$1" "${BASE[@]}" "${LONG[@]}"
     for _ in $(seq 600); do
         ls "$1"/checkpoints/step-*.json 2>/dev/null | grep -qv 'step-[0-6]\.json' && return 0
-        kill -0 "$2" 2>/dev/null || fail "the run ended before it could be interrupted: $(last_line "$WORK/node0.err")"
+        kill -0 $P0 2>/dev/null || fail "the run ended before it could be interrupted: $(last_line "$WORK/node0.err")"
         sleep 0.2
     done
     fail "no checkpoint after 120 s"
 }
-# resume_both PORT RUN: --resume on both nodes (node 1 with a run folder that does not exist there).
+# resume_both RUN PORT: --resume on both nodes (node 1 names a run folder that does not exist
+# there: rank 0's process sends it the config and the checkpoint), equal to the uninterrupted run.
 resume_both() {
-    node 0 "$1" --out "$2" --resume
-    local p0=$NODE_PID
-    node 1 "$1" --out "$WORK/nowhere" --resume
-    local p1=$NODE_PID
-    local r0 r1
-    wait_exit $p0 300
-    r0=$RC
-    wait_exit $p1 60
-    r1=$RC
-    [ "$r0" == 0 ] || fail "resume node 0 exited $r0: $(last_line "$WORK/node0.err")"
-    [ "$r1" == 0 ] || fail "resume node 1 exited $r1: $(last_line "$WORK/node1.err")"
-    grep -q '"type":"resumed"' "$2/metrics.jsonl" || fail "no resumed event"
-    "$PY" "$HERE/multinode_check.py" same "$2/checkpoints/last.safetensors" \
-        "$WORK/ref-long/checkpoints/last.safetensors" 2e-5 1e-4 || fail "the resumed run differs from the uninterrupted one"
+    node 0 "$2" --out "$1" --resume
+    node 1 "$2" --out "$WORK/nowhere" --resume
+    wait_nodes 300
+    both_ok "resume"
+    grep -q '"type":"resumed"' "$1/metrics.jsonl" || fail "no resumed event"
+    same "$1" "$REF_LONG" "the resumed run differs from the uninterrupted one"
 }
 
 # kill -9 of node 1's process mid-epoch.
-node 0 29550 --out "$WORK/killed" "${BASE[@]}" "${LONG[@]}"
-P0=$NODE_PID
-node 1 29550 --out "$WORK/killed" "${BASE[@]}" "${LONG[@]}"
-P1=$NODE_PID
-wait_checkpoint "$WORK/killed" $P0
+interrupted "$WORK/killed" 29550
 kill -9 $P1
 start=$(date +%s)
 wait_exit $P0 $((TIMEOUT + 30))
-rc0=$RC
-[ "$rc0" != 0 ] || fail "node 0 finished although node 1 was killed"
+[ "$RC" != 0 ] || fail "node 0 finished although node 1 was killed"
 expect_contains "$(cat "$WORK/node0.err")" "lost rank 1" "node 0 names the lost rank"
 echo "kill -9: node 0 stopped after $(( $(date +%s) - start )) s: $(grep -o 'lost rank 1[^[]*' "$WORK/node0.err" | head -1)"
 cp -r "$WORK/killed" "$WORK/killed-one-process"
-resume_both 29560 "$WORK/killed"
+resume_both "$WORK/killed" 29560
 echo "kill -9 + resume on both nodes ok"
 
 # The same killed run resumed by one process: another world size.
@@ -200,22 +212,15 @@ grep -q "2 ranks before, 1 now" "$WORK/killed-one-process/log.txt" || fail "the 
 echo "resume with another world size ok"
 
 # Node 1's link goes down mid-epoch.
-node 0 29570 --out "$WORK/cut" "${BASE[@]}" "${LONG[@]}"
-P0=$NODE_PID
-node 1 29570 --out "$WORK/cut" "${BASE[@]}" "${LONG[@]}"
-P1=$NODE_PID
-wait_checkpoint "$WORK/cut" $P0
+interrupted "$WORK/cut" 29570
 ip -n $NS1 link set $VETH1 down
 start=$(date +%s)
-wait_exit $P0 $((TIMEOUT + 40))
-rc0=$RC
-wait_exit $P1 $((TIMEOUT + 40))
-rc1=$RC
-[ "$rc0" != 0 ] && [ "$rc1" != 0 ] || fail "a node finished although the link was down ($rc0, $rc1)"
+wait_nodes $((TIMEOUT + 40))
+[ "$RC0" != 0 ] && [ "$RC1" != 0 ] || fail "a node finished although the link was down ($RC0, $RC1)"
 expect_contains "$(cat "$WORK/node0.err")" "lost rank 1" "node 0 names the lost rank"
 expect_contains "$(cat "$WORK/node1.err")" "out of reach" "node 1 says rank 0 is out of reach"
 echo "link down: both stopped within $(( $(date +%s) - start )) s"
 ip -n $NS1 link set $VETH1 up
-resume_both 29580 "$WORK/cut"
+resume_both "$WORK/cut" 29580
 echo "link down + resume ok"
 echo "cli_multinode ok"

@@ -19,6 +19,8 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -67,6 +69,21 @@ c10::intrusive_ptr<c10d::Store> connectStore(const HostPort &hp, bool isServer, 
     options.waitWorkers = false;
     options.timeout = timeout;
     return c10::make_intrusive<c10d::TCPStore>(hp.host, options);
+}
+
+// Runs work on a thread of its own and waits at most limit for it; false when the time ran out
+// (the thread is then left to the process's end). A TCPStore client has no receive timeout, so a
+// store that accepted the connection but never answers would otherwise block its caller for ever.
+// The work's exception is rethrown here.
+bool finishesWithin(std::function<void()> work, std::chrono::milliseconds limit)
+{
+    auto task = std::make_shared<std::packaged_task<void()>>(std::move(work));
+    std::future<void> done = task->get_future();
+    std::thread([task] { (*task)(); }).detach();
+    if (done.wait_for(limit) == std::future_status::timeout)
+        return false;
+    done.get();
+    return true;
 }
 
 // An exception's message without c10's backtrace (c10::Error::what() appends one).
@@ -218,13 +235,31 @@ std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const DistributedLaunch &lau
     d.timeout = timeout;
     d.address = hp;
     d.prefix = launch.storePrefix;
+    // The first contact, connection and one question, is bounded: a store that accepts but never
+    // answers is one speaking another protocol (torchrun's agent from another PyTorch version) or
+    // a network cut after the handshake.
+    std::shared_ptr<c10::intrusive_ptr<c10d::Store>> connected = std::make_shared<c10::intrusive_ptr<c10d::Store>>();
+    bool answered = false;
     try {
-        d.store = c10::make_intrusive<c10d::PrefixStore>(launch.storePrefix, connectStore(hp, launch.hostsStore, timeout));
+        answered = finishesWithin(
+            [connected, hp, launch, timeout] {
+                auto store = c10::make_intrusive<c10d::PrefixStore>(launch.storePrefix,
+                                                                    connectStore(hp, launch.hostsStore, timeout));
+                store->check({kAbortKey});
+                *connected = store;
+            },
+            timeout + std::chrono::seconds(5));
     } catch (const std::exception &e) {
         throw EngineError("distributed.master: " + launch.describe() + " cannot " +
                           (launch.hostsStore ? "serve" : "reach") + " the rendezvous store at " + launch.master +
                           " within " + std::to_string(launch.timeoutSeconds) + " s: " + messageOf(e));
     }
+    if (!answered)
+        throw EngineError("distributed.master: " + launch.describe() + " reached the rendezvous store at " +
+                          launch.master + " but it did not answer within " + std::to_string(launch.timeoutSeconds) +
+                          " s. Under torchrun the store is its agent's, and lathe-cli must be built against the "
+                          "PyTorch version torchrun comes from (this lathe-cli has LibTorch " TORCH_VERSION ")");
+    d.store = *connected;
     return r;
 }
 

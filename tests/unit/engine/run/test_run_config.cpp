@@ -129,7 +129,8 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
         {"early_stopping", {{"enabled", true}, {"metric", "train_loss"}, {"patience", 8}, {"min_delta", 0.001}}},
         {"ema", {{"enabled", true}, {"decay", 0.99}}},
         {"feature_cache", {{"mode", "fixed_views"}, {"views", 4}}},
-        {"distributed", {{"nnodes", 2}, {"node_rank", 1}, {"master", "10.0.0.1:29500"}, {"sync_batch_norm", true}}},
+        {"distributed",
+         {{"nnodes", 2}, {"node_rank", 1}, {"master", "10.0.0.1:29500"}, {"sync_batch_norm", true}, {"timeout_seconds", 60}}},
     };
     const RunConfig c = engine::parseRunConfig(changed);
     const json back = engine::runConfigToJson(c);
