@@ -198,7 +198,19 @@ struct RankRendezvous::Impl
     std::chrono::milliseconds timeout{0};
     HostPort address;
     std::string prefix;
+    std::string hint; // appended to store failures: what they usually mean under torchrun
     std::shared_ptr<Heartbeat> heartbeat;
+
+    // The store for one rank's process group. Over TCP each rank has a connection of its own: a
+    // TCPStore client serves one request at a time, so ranks of one process sharing it would
+    // queue behind each other's blocking waits and never post their own keys.
+    c10::intrusive_ptr<c10d::Store> rankStore(const std::string &backend) const
+    {
+        if (master.empty())
+            return c10::make_intrusive<c10d::PrefixStore>(backend, store);
+        auto own = c10::make_intrusive<c10d::PrefixStore>(prefix, connectStore(address, false, timeout));
+        return c10::make_intrusive<c10d::PrefixStore>(backend, own);
+    }
 
     ~Impl()
     {
@@ -235,6 +247,10 @@ std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const DistributedLaunch &lau
     d.timeout = timeout;
     d.address = hp;
     d.prefix = launch.storePrefix;
+    if (launch.source == "torchrun")
+        d.hint = ". Under torchrun the store is its agent's: when torchrun comes from another PyTorch version than "
+                 "this lathe-cli's LibTorch " TORCH_VERSION ", their store protocols differ; build lathe-cli "
+                 "against torchrun's PyTorch";
     // The first contact, connection and one question, is bounded: a store that accepts but never
     // answers is one speaking another protocol (torchrun's agent from another PyTorch version) or
     // a network cut after the handshake.
@@ -252,20 +268,25 @@ std::shared_ptr<RankRendezvous> RankRendezvous::tcp(const DistributedLaunch &lau
     } catch (const std::exception &e) {
         throw EngineError("distributed.master: " + launch.describe() + " cannot " +
                           (launch.hostsStore ? "serve" : "reach") + " the rendezvous store at " + launch.master +
-                          " within " + std::to_string(launch.timeoutSeconds) + " s: " + messageOf(e));
+                          " within " + std::to_string(launch.timeoutSeconds) + " s: " + messageOf(e) + d.hint);
     }
     if (!answered)
         throw EngineError("distributed.master: " + launch.describe() + " reached the rendezvous store at " +
                           launch.master + " but it did not answer within " + std::to_string(launch.timeoutSeconds) +
-                          " s. Under torchrun the store is its agent's, and lathe-cli must be built against the "
-                          "PyTorch version torchrun comes from (this lathe-cli has LibTorch " TORCH_VERSION ")");
+                          " s" + d.hint);
     d.store = *connected;
     return r;
 }
 
 void RankRendezvous::set(const std::string &key, const std::string &value)
 {
-    m_impl->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+    const Impl &d = *m_impl;
+    try {
+        d.store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+    } catch (const std::exception &e) {
+        throw EngineError("distributed: the rendezvous store" + (d.master.empty() ? "" : " at " + d.master) +
+                          " failed while writing \"" + key + "\": " + messageOf(e) + d.hint);
+    }
 }
 
 std::string RankRendezvous::get(const std::string &key)
@@ -292,7 +313,7 @@ std::string RankRendezvous::get(const std::string &key)
         throw;
     } catch (const std::exception &e) {
         throw EngineError("distributed: the rendezvous store" + (d.master.empty() ? "" : " at " + d.master) +
-                          " failed while waiting for \"" + key + "\": " + messageOf(e));
+                          " failed while waiting for \"" + key + "\": " + messageOf(e) + d.hint);
     }
 }
 
@@ -356,7 +377,7 @@ RankGroup::RankGroup(const std::shared_ptr<RankRendezvous> &rendezvous, int rank
     try {
         if (device.is_cuda()) {
 #ifdef LATHE_HAVE_NCCL
-            auto store = c10::make_intrusive<c10d::PrefixStore>("nccl", rendezvous->m_impl->store);
+            auto store = rendezvous->m_impl->rankStore("nccl");
             auto options = c10d::ProcessGroupNCCL::Options::create();
             options->timeout = timeout;
             m_impl->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, worldSize, options);
@@ -365,7 +386,7 @@ RankGroup::RankGroup(const std::shared_ptr<RankRendezvous> &rendezvous, int rank
             throw EngineError("devices: this build of Lathe has no NCCL, so several CUDA ranks cannot train together");
 #endif
         } else {
-            auto store = c10::make_intrusive<c10d::PrefixStore>("gloo", rendezvous->m_impl->store);
+            auto store = rendezvous->m_impl->rankStore("gloo");
             auto options = c10d::ProcessGroupGloo::Options::create(timeout);
             const char *ifname = std::getenv("GLOO_SOCKET_IFNAME");
             if (master.empty()) {
