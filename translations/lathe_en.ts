@@ -345,6 +345,16 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::workspace::PredictFilesJob</name>
+    <message numerus="yes">
+        <source>Classify %n file(s) or folder(s)</source>
+        <translation>
+            <numerusform>Classify %n file or folder</numerusform>
+            <numerusform>Classify %n files or folders</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::TuneJob</name>
     <message numerus="yes">
         <source>%n trial(s) ended</source>

@@ -2339,6 +2339,14 @@ Predicted: %2
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
+    <message>
+        <source>Classifying… %1%</source>
+        <translation>正在分类… %1%</translation>
+    </message>
+    <message>
+        <source>The classification was cancelled.</source>
+        <translation>分类已取消。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::GradCamPanel</name>
@@ -2363,6 +2371,10 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>No heat map: %1</source>
         <translation>无热力图：%1</translation>
+    </message>
+    <message>
+        <source>No heat map: cancelled.</source>
+        <translation>没有热力图：已取消。</translation>
     </message>
 </context>
 <context>
@@ -5683,6 +5695,17 @@ Index: %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::workspace::GradCamJob</name>
+    <message>
+        <source>Grad-CAM of %1</source>
+        <translation>%1 的 Grad-CAM</translation>
+    </message>
+    <message>
+        <source>Loading the model and explaining the image</source>
+        <translation>正在加载模型并解释图像</translation>
+    </message>
+</context>
+<context>
     <name>lathe::workspace::ImportJob</name>
     <message>
         <source>Import images</source>
@@ -5740,6 +5763,23 @@ Index: %2</source>
     <message>
         <source>%1: cannot commit the schema upgrade (%2)</source>
         <translation>%1：无法提交数据库结构升级（%2）</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::PredictFilesJob</name>
+    <message>
+        <source>Classify %1</source>
+        <translation>分类 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Classify %n file(s) or folder(s)</source>
+        <translation>
+            <numerusform>分类 %n 个文件或文件夹</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Classifying</source>
+        <translation>正在分类</translation>
     </message>
 </context>
 <context>

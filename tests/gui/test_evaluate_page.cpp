@@ -59,11 +59,14 @@ private Q_SLOTS:
     void gradCamOfAGalleryImage();
     void relabelAndExcludeReachTheCatalog();
     void predictsFilesWithPerFileErrors();
+    void classifyingIsAJobThatCancels();
     void savesMetrics();
     void reopensTheStoredEvaluation();
 
 private:
     EvaluatePage *openPage();
+    // The newest job whose title starts with prefix (nullptr: none).
+    workspace::Job *lastJob(const QString &prefix) const;
     std::set<std::string> storedFilenames(int trueClass, int predictedClass) const;
 
     QTemporaryDir m_tmp;
@@ -76,6 +79,15 @@ private:
     engine::DatasetManifest m_manifest;
     workspace::StoredEvaluation m_stored;
 };
+
+workspace::Job *TestEvaluatePage::lastJob(const QString &prefix) const
+{
+    const QList<workspace::Job *> &jobs = m_jobs->jobs();
+    for (auto it = jobs.crbegin(); it != jobs.crend(); ++it)
+        if ((*it)->title().startsWith(prefix))
+            return *it;
+    return nullptr;
+}
 
 void TestEvaluatePage::initTestCase()
 {
@@ -338,6 +350,10 @@ void TestEvaluatePage::gradCamOfAGalleryImage()
     QCOMPARE(r.mapWidth, 1);
     QCOMPARE(r.mapHeight, 1);
     QVERIFY2(view->message().contains(QStringLiteral("single cell")), qPrintable(view->message()));
+    // The map was computed by a Job the Jobs panel lists.
+    const workspace::Job *job = lastJob(QStringLiteral("Grad-CAM of "));
+    QVERIFY(job);
+    QCOMPARE(job->state(), workspace::Job::State::Finished);
 
     // Another class asked for in the combo.
     const int other = (r.classIndex + 1) % 10;
@@ -411,6 +427,9 @@ void TestEvaluatePage::predictsFilesWithPerFileErrors()
     QCOMPARE(m_page->predictModel()->rowCount(), 2);
     QVERIFY(m_page->predictModel()->item(1, 4)->text().contains(QStringLiteral("notes.png")));
     QCOMPARE(m_page->predictModel()->item(0, 1)->text(), QString::fromStdString(results[0].topNames.front()));
+    const workspace::Job *job = lastJob(QStringLiteral("Classify 2 file"));
+    QVERIFY(job);
+    QCOMPARE(job->state(), workspace::Job::State::Finished);
 
     const QString csv = m_tmp.filePath(QStringLiteral("predictions.csv"));
     QSignalSpy saved(m_page, &EvaluatePage::fileSaved);
@@ -423,6 +442,20 @@ void TestEvaluatePage::predictsFilesWithPerFileErrors()
     QVERIFY(lines[0].startsWith("file,class_1,prob_1"));
     QVERIFY(lines[1].contains(results[0].topNames.front().c_str()));
     QVERIFY(lines[2].contains("notes.png"));
+}
+
+void TestEvaluatePage::classifyingIsAJobThatCancels()
+{
+    const std::size_t before = m_page->filePredictions().size();
+    QSignalSpy done(m_page, &EvaluatePage::predictionsFinished);
+    m_page->predictFiles({m_images});
+    workspace::Job *job = lastJob(QStringLiteral("Classify "));
+    QVERIFY(job);
+    QVERIFY(!job->isEnded());
+    m_jobs->cancel(job); // before its first file: the model is still loading, or it waits for the slot
+    QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 60000); // at once when it was still queued
+    QCOMPARE(job->state(), workspace::Job::State::Cancelled);
+    QCOMPARE(m_page->filePredictions().size(), before); // the earlier results stay
 }
 
 void TestEvaluatePage::savesMetrics()

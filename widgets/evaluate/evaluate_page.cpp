@@ -55,11 +55,11 @@ EvaluatePage::EvaluatePage(workspace::JobManager *jobs, QWidget *parent)
     m_tabs->addTab(buildClassTable(), tr("Per Class"));
     m_calibration = new CalibrationPlot(this);
     m_tabs->addTab(m_calibration, tr("Calibration"));
-    m_predictions = new FilePredictionPanel(this);
+    m_predictions = new FilePredictionPanel(m_jobs, this);
     m_tabs->addTab(m_predictions, tr("Predict"));
 
     m_gallery = new PredictionGalleryPanel(this);
-    m_gradCam = new GradCamPanel(this);
+    m_gradCam = new GradCamPanel(m_jobs, this);
     auto *right = new QSplitter(Qt::Vertical, this);
     right->addWidget(m_gallery);
     right->addWidget(m_gradCam);

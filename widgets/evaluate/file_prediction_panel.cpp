@@ -3,6 +3,8 @@
 #include "common/background_task.h"
 #include "workspace/atomic_file.h"
 #include "workspace/catalog.h"
+#include "workspace/inference_jobs.h"
+#include "workspace/job_manager.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -21,22 +23,10 @@
 #include <utility>
 
 namespace lathe::ui {
-namespace {
 
-struct FileResults
-{
-    std::vector<engine::FilePrediction> results;
-};
-
-} // namespace
-} // namespace lathe::ui
-
-Q_DECLARE_METATYPE(lathe::ui::FileResults)
-
-namespace lathe::ui {
-
-FilePredictionPanel::FilePredictionPanel(QWidget *parent)
+FilePredictionPanel::FilePredictionPanel(workspace::JobManager *jobs, QWidget *parent)
     : QWidget(parent)
+    , m_jobs(jobs)
     , m_model(new QStandardItemModel(this))
     , m_view(new QTableView(this))
     , m_predictButton(new QPushButton(tr("Predict Files…"), this))
@@ -87,7 +77,7 @@ void FilePredictionPanel::clear()
 
 void FilePredictionPanel::updateButtons()
 {
-    m_predictButton->setEnabled(m_ready && !m_predicting);
+    m_predictButton->setEnabled(m_ready && !m_job);
     m_saveButton->setEnabled(!m_results.empty());
 }
 
@@ -103,8 +93,8 @@ void FilePredictionPanel::askPredictFiles()
 
 void FilePredictionPanel::predict(const QStringList &paths, const QString &runDir, const QString &checkpoint)
 {
-    m_predicting = true;
-    updateButtons();
+    if (m_job)
+        return;
     m_message->setText(tr("Classifying %n file(s) or folder(s)…", nullptr, int(paths.size())));
     engine::PredictOptions options;
     options.runDir = runDir.toStdString();
@@ -112,21 +102,25 @@ void FilePredictionPanel::predict(const QStringList &paths, const QString &runDi
     std::vector<std::string> inputs;
     for (const QString &path : paths)
         inputs.push_back(QDir::cleanPath(path).toStdString());
-    BackgroundTask::start(
-        QThreadPool::globalInstance(), this,
-        [options, inputs]() -> QVariant { return QVariant::fromValue(FileResults{engine::predictFiles(options, inputs)}); },
-        [this](const QVariant &value) {
-            m_predicting = false;
-            showResults(value.value<FileResults>().results);
-            updateButtons();
-            Q_EMIT finished();
-        },
-        [this](const QString &message) {
-            m_predicting = false;
-            updateButtons();
-            m_message->setText(tr("Cannot classify the files: %1").arg(message));
-            Q_EMIT finished();
-        });
+    m_job = new workspace::PredictFilesJob(options, inputs);
+    updateButtons();
+    connect(m_job, &workspace::Job::progressChanged, this, [this](double fraction, const QString &) {
+        m_message->setText(tr("Classifying… %1%").arg(qRound(fraction * 100)));
+    });
+    connect(m_job, &workspace::Job::finished, this, [this](const QVariant &value) {
+        showResults(value.value<workspace::FilePredictions>().results);
+    });
+    connect(m_job, &workspace::Job::failed, this, [this](const QString &message) {
+        m_message->setText(tr("Cannot classify the files: %1").arg(message));
+    });
+    connect(m_job, &workspace::Job::cancelled, this,
+            [this] { m_message->setText(tr("The classification was cancelled.")); });
+    connect(m_job, &workspace::Job::ended, this, [this] {
+        m_job = nullptr;
+        updateButtons();
+        Q_EMIT finished();
+    });
+    m_jobs->start(m_job);
 }
 
 void FilePredictionPanel::showResults(std::vector<engine::FilePrediction> results)

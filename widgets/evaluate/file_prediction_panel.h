@@ -12,10 +12,15 @@ class QPushButton;
 class QStandardItemModel;
 class QTableView;
 
+namespace lathe::workspace {
+class JobManager;
+class PredictFilesJob;
+} // namespace lathe::workspace
+
 namespace lathe::ui {
 
 // The Evaluate page's Predict tab: image files (folders: their images) classified with a run's
-// checkpoint on a worker thread, one row per file with its top classes or the reason it could
+// checkpoint by a Job (progress and Cancel in the Jobs panel), one row per file with its top classes or the reason it could
 // not be read, and the results saved as CSV. The page decides which checkpoint classifies
 // (files chosen here, or dropped on the page, go through EvaluatePage::predictFiles()).
 class FilePredictionPanel : public QWidget
@@ -23,11 +28,12 @@ class FilePredictionPanel : public QWidget
     Q_OBJECT
 
 public:
-    explicit FilePredictionPanel(QWidget *parent = nullptr);
+    explicit FilePredictionPanel(workspace::JobManager *jobs, QWidget *parent = nullptr);
 
     // Whether a run and checkpoint are chosen: Predict Files… is enabled then.
     void setReady(bool ready);
-    // Classifies paths with runDir's checkpoint; finished() follows.
+    // Classifies paths with runDir's checkpoint in a PredictFilesJob; finished() follows (also
+    // when the job fails or is cancelled).
     void predict(const QStringList &paths, const QString &runDir, const QString &checkpoint);
     // Writes the results as CSV; fileSaved() or saveFailed() follows.
     void savePredictionsCsv(const QString &path);
@@ -52,9 +58,10 @@ private:
     void showResults(std::vector<engine::FilePrediction> results);
     void updateButtons();
 
+    workspace::JobManager *m_jobs;
     std::vector<engine::FilePrediction> m_results;
     bool m_ready = false;
-    bool m_predicting = false;
+    workspace::PredictFilesJob *m_job = nullptr; // the classification under way
 
     QStandardItemModel *m_model;
     QTableView *m_view;

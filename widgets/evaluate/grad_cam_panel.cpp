@@ -5,6 +5,8 @@
 #include "engine/models/backbone_registry.h"
 #include "evaluate/grad_cam_view.h"
 #include "evaluate/prediction_gallery_model.h"
+#include "workspace/inference_jobs.h"
+#include "workspace/job_manager.h"
 #include "workspace/workspace_error.h"
 
 #include <QBuffer>
@@ -30,12 +32,12 @@ struct ShownImage
 } // namespace lathe::ui
 
 Q_DECLARE_METATYPE(lathe::ui::ShownImage)
-Q_DECLARE_METATYPE(lathe::engine::GradCamResult)
 
 namespace lathe::ui {
 
-GradCamPanel::GradCamPanel(QWidget *parent)
+GradCamPanel::GradCamPanel(workspace::JobManager *jobs, QWidget *parent)
     : QWidget(parent)
+    , m_jobs(jobs)
     , m_view(new GradCamView(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -64,8 +66,16 @@ void GradCamPanel::setEvaluation(const QString &runDir, const QString &checkpoin
     }
 }
 
+void GradCamPanel::cancelGradCam()
+{
+    if (m_job)
+        m_jobs->cancel(m_job); // a queued one ends at once, a running one when the engine returns
+    m_job = nullptr;
+}
+
 void GradCamPanel::clear()
 {
+    cancelGradCam();
     m_runDir.clear();
     m_checkpoint.clear();
     // The bytes belong to the image the view showed: a class request must not explain it again.
@@ -76,6 +86,7 @@ void GradCamPanel::clear()
 void GradCamPanel::showPrediction(const std::shared_ptr<ShardRecordSource> &source, const engine::Prediction &p,
                                   int predictedClass, int classIndex)
 {
+    cancelGradCam();
     const quint64 generation = ++m_generation;
     const QString title = tr("%1\nTrue: %2, predicted: %3 (loss %4)")
                               .arg(QString::fromStdString(p.filename), m_classes.value(p.label),
@@ -134,33 +145,38 @@ void GradCamPanel::requestGradCam(int classIndex)
         Q_EMIT gradCamFinished();
         return;
     }
+    cancelGradCam();
     const quint64 generation = ++m_generation;
-    const std::string runDir = m_runDir.toStdString();
-    const std::string checkpoint = m_checkpoint.toStdString();
-    const QByteArray bytes = m_bytes;
-    const std::string name = m_name;
     m_view->setBusy(true);
-    BackgroundTask::start(
-        QThreadPool::globalInstance(), this,
-        [runDir, checkpoint, bytes, classIndex, name]() -> QVariant {
-            const std::vector<std::uint8_t> data(bytes.begin(), bytes.end());
-            const std::optional<int> wanted = classIndex >= 0 ? std::optional<int>(classIndex) : std::nullopt;
-            return QVariant::fromValue(engine::gradCam(runDir, checkpoint, data, wanted, 5, name));
-        },
-        [this, generation](const QVariant &value) {
-            if (generation != m_generation)
-                return;
-            m_view->setBusy(false);
-            m_view->setResult(value.value<engine::GradCamResult>());
-            Q_EMIT gradCamFinished();
-        },
-        [this, generation](const QString &message) {
-            if (generation != m_generation)
-                return;
-            m_view->setBusy(false);
-            m_view->setUnavailable(tr("No heat map: %1").arg(message));
-            Q_EMIT gradCamFinished();
-        });
+    const std::optional<int> wanted = classIndex >= 0 ? std::optional<int>(classIndex) : std::nullopt;
+    auto *job = new workspace::GradCamJob(m_runDir, m_checkpoint, m_bytes, wanted, QString::fromStdString(m_name));
+    m_job = job;
+    connect(job, &workspace::Job::finished, this, [this, generation](const QVariant &value) {
+        if (generation != m_generation)
+            return;
+        m_view->setBusy(false);
+        m_view->setResult(value.value<engine::GradCamResult>());
+        Q_EMIT gradCamFinished();
+    });
+    connect(job, &workspace::Job::failed, this, [this, generation](const QString &message) {
+        if (generation != m_generation)
+            return;
+        m_view->setBusy(false);
+        m_view->setUnavailable(tr("No heat map: %1").arg(message));
+        Q_EMIT gradCamFinished();
+    });
+    connect(job, &workspace::Job::cancelled, this, [this, generation] {
+        if (generation != m_generation)
+            return; // replaced by a newer request
+        m_view->setBusy(false);
+        m_view->setUnavailable(tr("No heat map: cancelled."));
+        Q_EMIT gradCamFinished();
+    });
+    connect(job, &workspace::Job::ended, this, [this, job] {
+        if (m_job == job)
+            m_job = nullptr;
+    });
+    m_jobs->start(job);
 }
 
 } // namespace lathe::ui

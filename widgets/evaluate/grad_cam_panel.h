@@ -10,21 +10,27 @@
 #include <memory>
 #include <string>
 
+namespace lathe::workspace {
+class GradCamJob;
+class JobManager;
+} // namespace lathe::workspace
+
 namespace lathe::ui {
 
 class GradCamView;
 class ShardRecordSource;
 
 // The Evaluate page's image panel: one evaluated image with its Grad-CAM heat map. It reads the
-// record's bytes from the shards and decodes them on a worker thread, then computes the map
-// (engine::gradCam, also on a worker thread) for the class the view's combo asks for. Each new
-// image or class request outdates the answers still on their way, so only the latest is shown.
+// record's bytes from the shards and decodes them on a worker thread, then computes the map in
+// a GradCamJob (in the Jobs panel, cancellable) for the class the view's combo asks for. Each
+// new image or class request outdates the answers still on their way, so only the latest is
+// shown, and cancels the map still being computed.
 class GradCamPanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    explicit GradCamPanel(QWidget *parent = nullptr);
+    explicit GradCamPanel(workspace::JobManager *jobs, QWidget *parent = nullptr);
 
     // The evaluation whose images are shown: the run and checkpoint the maps are computed with,
     // its classes, and its backbone (transformers have no spatial feature map to explain).
@@ -47,6 +53,10 @@ Q_SIGNALS:
     void gradCamFinished();
 
 private:
+    void cancelGradCam();
+
+    workspace::JobManager *m_jobs;
+    workspace::GradCamJob *m_job = nullptr; // the map being computed
     GradCamView *m_view;
     QString m_runDir; // empty: no evaluation
     QString m_checkpoint;

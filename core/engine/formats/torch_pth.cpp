@@ -4,8 +4,10 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/types.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +21,8 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Zip directory check. PyTorchStreamReader allocates what an entry's header claims before it
 // reads the entry, so the central directory is checked first: every entry stored (torch.save
-// never compresses), its size the same both ways and its data inside the file.
+// never compresses), its size the same both ways and its data inside the file. Returns each
+// entry's CRC-32 by its name inside the archive ("archive/data/0" -> "data/0").
 
 std::uint64_t le(const unsigned char *p, int bytes)
 {
@@ -29,7 +32,9 @@ std::uint64_t le(const unsigned char *p, int bytes)
     return v;
 }
 
-void checkZipDirectory(const std::string &path)
+using EntryCrcs = std::map<std::string, std::uint32_t>;
+
+EntryCrcs checkZipDirectory(const std::string &path)
 {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
@@ -84,6 +89,7 @@ void checkZipDirectory(const std::string &path)
     }
     const std::string cd = readAt(cdOffset, cdSize);
     const auto *c = reinterpret_cast<const unsigned char *>(cd.data());
+    EntryCrcs crcs;
     std::uint64_t pos = 0;
     for (std::uint64_t e = 0; e < entries; ++e) {
         if (pos + 46 > cdSize || le(c + pos, 4) != 0x02014b50)
@@ -124,9 +130,49 @@ void checkZipDirectory(const std::string &path)
         // 30 bytes of local header plus its name and extra field come before the data.
         if (localOffset > fileSize || size > fileSize - localOffset)
             throw EngineError(path + ": zip entry '" + name + "' runs past the end of the file (truncated?)");
+        const std::size_t slash = name.find('/');
+        crcs[slash == std::string::npos ? name : name.substr(slash + 1)] = std::uint32_t(le(c + pos + 16, 4));
         pos += 46 + nameLen + extraLen + commentLen;
     }
+    return crcs;
 }
+
+// A torch.save archive whose entries are checked against the CRC-32 its zip directory records
+// as they are read: PyTorchStreamReader (like torch.load) does not check them, so a byte flipped
+// inside a tensor's storage would load without a word.
+class Archive
+{
+public:
+    explicit Archive(const std::string &path)
+        : m_path(path)
+        , m_crcs(checkZipDirectory(path))
+        , m_zip(path)
+    {
+    }
+
+    bool has(const std::string &record) { return m_zip.hasRecord(record); }
+
+    std::pair<at::DataPtr, std::size_t> read(const std::string &record)
+    {
+        auto [data, size] = m_zip.getRecord(record); // size checked against the file beforehand
+        const auto expected = m_crcs.find(record);
+        if (expected == m_crcs.end())
+            throw EngineError(m_path + ": zip entry '" + record + "' is not in the zip directory");
+        const auto actual = std::uint32_t(crc32_z(0, static_cast<const Bytef *>(data.get()), size));
+        if (actual != expected->second) {
+            char both[64];
+            std::snprintf(both, sizeof both, "recorded %08x, contents %08x", expected->second, actual);
+            throw EngineError(m_path + ": zip entry '" + record + "' fails its CRC-32 check (" + both
+                              + "): the file is corrupt; download or copy it again");
+        }
+        return {std::move(data), size};
+    }
+
+private:
+    std::string m_path;
+    EntryCrcs m_crcs;
+    caffe2::serialize::PyTorchStreamReader m_zip;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Values the unpickler builds. Containers have reference semantics (the memo shares them).
@@ -198,7 +244,7 @@ constexpr StorageDtype kStorageTypes[] = {
 class Unpickler
 {
 public:
-    Unpickler(const std::string &path, const std::string &data, caffe2::serialize::PyTorchStreamReader &zip)
+    Unpickler(const std::string &path, const std::string &data, Archive &zip)
         : m_path(path)
         , m_data(data)
         , m_zip(zip)
@@ -348,7 +394,7 @@ private:
 
     std::string m_path;
     const std::string &m_data;
-    caffe2::serialize::PyTorchStreamReader &m_zip;
+    Archive &m_zip;
     std::size_t m_pos = 0;
     std::vector<ValuePtr> m_stack;
     std::vector<std::size_t> m_marks;
@@ -394,7 +440,7 @@ ValuePtr Unpickler::persistentLoad(const ValuePtr &pid)
     auto found = m_storages.find(key);
     if (found == m_storages.end()) {
         const std::string record = "data/" + key;
-        if (key.empty() || key.find('/') != std::string::npos || !m_zip.hasRecord(record))
+        if (key.empty() || key.find('/') != std::string::npos || !m_zip.has(record))
             throw fail("storage record '" + record + "' is missing from the archive");
         const std::uint64_t elementSize = c10::elementSize(type->storageType);
         std::uint64_t bytes = 0;
@@ -402,7 +448,7 @@ ValuePtr Unpickler::persistentLoad(const ValuePtr &pid)
             throw fail("storage '" + key + "' size overflows");
         at::DataPtr data;
         std::size_t size = 0;
-        std::tie(data, size) = m_zip.getRecord(record); // size checked against the file beforehand
+        std::tie(data, size) = m_zip.read(record);
         if (size != bytes)
             throw fail("storage record '" + record + "' holds " + std::to_string(size) + " bytes, not the "
                        + std::to_string(bytes) + " of " + std::to_string(numel) + " x " + type->text);
@@ -632,14 +678,13 @@ const Value &stateDictOf(const std::string &path, const Value &root)
 
 NamedTensors readTorchPth(const std::string &path)
 {
-    checkZipDirectory(path);
     try {
-        caffe2::serialize::PyTorchStreamReader zip(path);
-        if (!zip.hasRecord("data.pkl"))
+        Archive zip(path);
+        if (!zip.has("data.pkl"))
             throw EngineError(path + ": no data.pkl in the archive (a TorchScript module? load it as a custom backbone)");
         at::DataPtr pickle;
         std::size_t size = 0;
-        std::tie(pickle, size) = zip.getRecord("data.pkl");
+        std::tie(pickle, size) = zip.read("data.pkl");
         const std::string data(static_cast<const char *>(pickle.get()), size);
         Unpickler unpickler(path, data, zip);
         const ValuePtr root = unpickler.run();

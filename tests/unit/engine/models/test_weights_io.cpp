@@ -359,6 +359,17 @@ torch.save({"epoch": 3, "lr": 0.1, "tags": ["x", None, True], "state_dict": net.
     EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean",
                                                "1.running_var", "1.num_batches_tracked"}));
     EXPECT_TRUE(torch::equal(find(ckpt, "1.running_var"), torch::ones(2)));
+
+    // One byte flipped inside a's storage (floats 1.0, 2.0 ...): torch.load would take it; the
+    // entry's CRC-32 names it.
+    std::string bytes = readFile(tmp.file("sd.pth"));
+    const std::size_t at = bytes.find(B("\x00\x00\x80\x3f\x00\x00\x00\x40"));
+    ASSERT_NE(at, std::string::npos);
+    bytes[at + 2] ^= 0x01;
+    writeFile(tmp.file("flipped.pth"), bytes);
+    const std::string message = errorOf([&] { engine::readTorchPth(tmp.file("flipped.pth")); });
+    EXPECT_NE(message.find(tmp.file("flipped.pth")), std::string::npos) << message;
+    EXPECT_NE(message.find("zip entry 'data/0' fails its CRC-32 check"), std::string::npos) << message;
 }
 
 TEST(TorchPth, HostileArchivesGiveErrorsNamingFileAndReason)
