@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <filesystem>
@@ -67,15 +68,26 @@ public:
         return (std::uint32_t(b[0]) << 24) | (std::uint32_t(b[1]) << 16) | (std::uint32_t(b[2]) << 8) | b[3];
     }
 
-    void readExactly(std::vector<std::uint8_t> &out, const char *what)
+    // The declared number of bytes, read in chunks: memory grows with what the file holds, so
+    // a few header bytes declaring gigabytes cost nothing before the file runs out.
+    std::vector<std::uint8_t> readExactly(std::uint64_t declared, const char *what)
     {
-        const std::size_t n = read(out.data(), out.size());
-        if (n != out.size())
-            throw EngineError(m_path + ": truncated: the header declares " + std::to_string(out.size())
-                              + " bytes of " + what + " but the file holds " + std::to_string(n));
+        constexpr std::uint64_t kChunk = std::uint64_t(16) << 20;
+        std::vector<std::uint8_t> out;
+        while (out.size() < declared) {
+            const std::size_t before = out.size();
+            const std::size_t want = static_cast<std::size_t>(std::min(kChunk, declared - before));
+            out.resize(before + want);
+            const std::size_t n = read(out.data() + before, want);
+            out.resize(before + n);
+            if (n < want)
+                throw EngineError(m_path + ": truncated: the header declares " + std::to_string(declared)
+                                  + " bytes of " + what + " but the file holds " + std::to_string(out.size()));
+        }
         std::uint8_t extra = 0;
         if (read(&extra, 1) != 0)
             throw EngineError(m_path + ": holds more data than its header declares");
+        return out;
     }
 
 private:
@@ -114,8 +126,7 @@ IdxImages readIdxImages(const std::string &path)
     images.count = static_cast<int>(count);
     images.rows = static_cast<int>(rows);
     images.cols = static_cast<int>(cols);
-    images.pixels.resize(payload);
-    in.readExactly(images.pixels, "pixels");
+    images.pixels = in.readExactly(payload, "pixels");
     return images;
 }
 
@@ -129,9 +140,7 @@ std::vector<std::uint8_t> readIdxLabels(const std::string &path)
     const std::uint32_t count = in.readU32("label count");
     if (count == 0 || count > kMaxCount)
         throw EngineError(path + ": implausible label count " + std::to_string(count));
-    std::vector<std::uint8_t> labels(count);
-    in.readExactly(labels, "labels");
-    return labels;
+    return in.readExactly(count, "labels");
 }
 
 } // namespace lathe::engine

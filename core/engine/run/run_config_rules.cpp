@@ -87,8 +87,8 @@ const std::vector<Rule> &rules()
                  fail("model.freeze.frozen_stages", "must be below " + std::to_string(stages) + ", the stage count of " +
                                                         info->name + " (stages: " + stageNames(*info) + "; got " +
                                                         std::to_string(f.frozenStages) + ")");
-             for (const auto &[stage, multiplier] : f.lrMultipliers) {
-                 (void)multiplier;
+             for (const auto &entry : f.lrMultipliers) {
+                 const std::string &stage = entry.first; // not a structured binding: clang 14 cannot capture one
                  const bool known = std::any_of(info->stages.begin(), info->stages.end(),
                                                 [&](const BackboneStage &s) { return s.name == stage; });
                  if (!known)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fuzzes one parser for real: builds tests/fuzz on its own with clang, libFuzzer, ASan and UBSan
+# (in build-fuzz/), then runs fuzz_TARGET for SECONDS from the committed corpus. New inputs go
+# to build-fuzz/corpus/TARGET (merge the interesting ones into tests/fuzz/corpus/TARGET by hand
+# or with -merge=1); a crash is written to build-fuzz/findings/TARGET/ and the script fails.
+# Usage: scripts/fuzz.sh TARGET SECONDS      (TARGET: see LATHE_FUZZ_TARGETS in tests/fuzz/CMakeLists.txt)
+#        scripts/fuzz.sh --list
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="$ROOT/build-fuzz"
+targets=$(sed -n 's/^set(LATHE_FUZZ_TARGETS \(.*\))$/\1/p' "$ROOT/tests/fuzz/CMakeLists.txt")
+if [ "${1:-}" == "--list" ]; then echo "$targets"; exit 0; fi
+[ $# == 2 ] || { echo "usage: scripts/fuzz.sh TARGET SECONDS (targets: $targets)" >&2; exit 2; }
+TARGET=$1
+SECONDS_TO_RUN=$2
+[[ " $targets " == *" $TARGET "* ]] || { echo "fuzz.sh: no target '$TARGET' (targets: $targets)" >&2; exit 2; }
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [ ! -f "$BUILD/build.ninja" ]; then
+    CXX=clang++ cmake -S "$ROOT/tests/fuzz" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+fi
+cmake --build "$BUILD" --target "fuzz_$TARGET" -- -j2 >/dev/null
+mkdir -p "$BUILD/corpus/$TARGET" "$BUILD/findings/$TARGET"
+cd "$BUILD/findings/$TARGET"
+# -rss_limit_mb: the parsers' own limits must keep memory bounded; -timeout: no input may hang.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$BUILD/fuzz_$TARGET" -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    "$BUILD/corpus/$TARGET" "$ROOT/tests/fuzz/corpus/$TARGET" 2>&1 | tail -25
