@@ -23,6 +23,6 @@ cmake --build "$BUILD" --target "fuzz_$TARGET" -- -j2 >/dev/null
 mkdir -p "$BUILD/corpus/$TARGET" "$BUILD/findings/$TARGET"
 cd "$BUILD/findings/$TARGET"
 # -rss_limit_mb: the parsers' own limits must keep memory bounded; -timeout: no input may hang.
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp \
     "$BUILD/fuzz_$TARGET" -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
     "$BUILD/corpus/$TARGET" "$ROOT/tests/fuzz/corpus/$TARGET" 2>&1 | tail -25

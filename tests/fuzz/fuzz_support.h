@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -45,7 +46,7 @@ private:
 };
 
 // Runs f; an EngineError (the parser refusing the input with its reason) is the expected outcome
-// for most inputs. Its message must not be empty.
+// for most inputs. Its message must not be empty. LATHE_FUZZ_VERBOSE=1 prints it (triage).
 template<typename F>
 void refusalAllowed(F &&f)
 {
@@ -54,6 +55,9 @@ void refusalAllowed(F &&f)
     } catch (const engine::EngineError &e) {
         if (!*e.what())
             std::abort();
+        static const bool verbose = std::getenv("LATHE_FUZZ_VERBOSE") != nullptr;
+        if (verbose)
+            std::fprintf(stderr, "refused: %s\n", e.what());
     }
 }
 

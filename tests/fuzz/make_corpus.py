@@ -85,6 +85,27 @@ with tempfile.TemporaryDirectory() as tmp:
     changed["distributed"] = {"nnodes": 2, "node_rank": 1, "master": "10.0.0.1:29500"}
     put("run_config", "changed.json", json.dumps(changed).encode())
 
+# Weights files as torch.save and safetensors write them: a small state dict with shared and
+# viewed storages, several dtypes and metadata.
+import collections  # noqa: E402
+
+import torch  # noqa: E402
+from safetensors.torch import save as save_safetensors  # noqa: E402
+
+a = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+state = collections.OrderedDict(
+    [("a", a), ("a_t", a.t()), ("half", torch.arange(4, dtype=torch.half)), ("long", torch.tensor([-5, 7])),
+     ("bn.num_batches_tracked", torch.tensor(3))])
+state._metadata = collections.OrderedDict([("", {"version": 1})])
+buffer = io.BytesIO()
+torch.save(state, buffer)
+put("pth", "state_dict.pth", buffer.getvalue())
+buffer = io.BytesIO()
+torch.save({"epoch": 2, "state_dict": collections.OrderedDict([("w", torch.ones(2, 2))])}, buffer)
+put("pth", "checkpoint.pth", buffer.getvalue())
+contiguous = {k: v.contiguous() for k, v in state.items()}
+put("safetensors", "state_dict.safetensors", save_safetensors(contiguous, metadata={"format": "pt"}))
+
 # IDX (MNIST layout): 3 images of 4 x 4 and their labels, plain and gzip-compressed.
 pixels = bytes(range(48))
 idx_images = struct.pack(">IIII", 0x803, 3, 4, 4) + pixels
