@@ -76,6 +76,7 @@ void GradCamPanel::cancelGradCam()
 void GradCamPanel::clear()
 {
     cancelGradCam();
+    ++m_generation; // answers still on their way (an image, a map, a cancellation) are not shown
     m_runDir.clear();
     m_checkpoint.clear();
     // The bytes belong to the image the view showed: a class request must not explain it again.
