@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
 
 #include <opencv2/core/mat.hpp>
@@ -26,8 +27,6 @@ namespace fs = std::filesystem;
 
 namespace lathe::engine {
 namespace {
-
-constexpr std::int64_t kMaxFileBytes = std::int64_t(1) << 30;
 
 std::string lower(std::string s)
 {
@@ -246,9 +245,10 @@ void examine(Candidate &c, std::int64_t maxPixels)
         reject(image, "empty file (0 bytes)");
         return;
     }
-    if (image.size > kMaxFileBytes) {
+    if (std::uint64_t(image.size) > parse_limits::kImageFileBytes.value) {
         ::close(fd);
-        reject(image, "file too large (" + std::to_string(image.size) + " bytes; the limit is 1 GiB)");
+        reject(image, "file too large (" + limitReason(std::uint64_t(image.size), parse_limits::kImageFileBytes,
+                                                       parse_limits::kImageFileBytes.value) + ")");
         return;
     }
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(image.size));

@@ -1,6 +1,7 @@
 #include "engine/dataset/image_decoder.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -378,10 +379,13 @@ ImageHeader readCheckedHeader(const std::uint8_t *data, std::size_t size)
     if (sniffFormat(data, size) == ImageFormat::Jpeg)
         checkJpegHeader(data, size);
     const ImageHeader header = readImageHeader(data, size);
-    if (header.pixels() > kMaxImagePixels)
-        throw EngineError("image of " + std::to_string(header.width) + "x" + std::to_string(header.height) + " = "
-                          + std::to_string(header.pixels()) + " pixels exceeds the limit of "
-                          + std::to_string(kMaxImagePixels) + " (possible decompression bomb)");
+    const std::string dims = std::to_string(header.width) + "x" + std::to_string(header.height);
+    if (std::uint64_t(header.pixels()) > parse_limits::kImagePixels.value)
+        throw EngineError("image of " + dims + " = " + std::to_string(header.pixels()) + " pixels, "
+                          + overLimit(parse_limits::kImagePixels) + " (possible decompression bomb)");
+    if (std::uint64_t(std::max(header.width, header.height)) > parse_limits::kImageSide.value)
+        throw EngineError("image of " + dims + " pixels, " + overLimit(parse_limits::kImageSide)
+                          + " for its longer side (possible decompression bomb)");
     return header;
 }
 

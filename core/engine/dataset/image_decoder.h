@@ -12,11 +12,9 @@
 
 namespace lathe::engine {
 
-// PIL's decompression-bomb limit (Image.MAX_IMAGE_PIXELS * 2, where PIL raises): images
-// declaring more pixels are refused before any pixel memory is allocated.
-constexpr std::int64_t kMaxImagePixels = 178956970;
-
-// readImageHeader plus the decompression-bomb check. Throws EngineError with the reason.
+// readImageHeader plus the decompression-bomb checks (engine/base/parse_limits.h): more pixels
+// than image.pixels, or a side longer than image.side, is refused before any pixel memory is
+// allocated. Throws EngineError with the reason, naming the limit.
 ImageHeader readCheckedHeader(const std::uint8_t *data, std::size_t size);
 
 // A decoded image, or the part of one that was asked for, as displayed (EXIF orientation

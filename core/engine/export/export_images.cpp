@@ -18,8 +18,7 @@ std::string readWholeFile(const std::string &path, std::uintmax_t limit)
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw EngineError(path + ": cannot read (" + ec.message() + ")");
-    if (size > limit)
-        throw EngineError(path + ": file of " + std::to_string(size) + " bytes is larger than allowed");
+    checkLimit(path, size, parse_limits::kImageFileBytes, limit);
     std::ifstream in(path, std::ios::binary);
     std::string bytes(std::size_t(size), '\0');
     if (!in.read(bytes.data(), std::streamsize(size)))

@@ -4,6 +4,7 @@
 // through the model and its artifacts (verification, validation accuracy, INT8 calibration) and
 // that predictWithOnnx classifies.
 
+#include "engine/base/parse_limits.h"
 #include "engine/pipeline/sample_transform.h"
 
 #include <torch/types.h>
@@ -22,8 +23,8 @@ struct ImageBatch
     std::string source;
 };
 
-// A whole file of at most limit bytes. Throws EngineError naming the file.
-std::string readWholeFile(const std::string &path, std::uintmax_t limit = std::uintmax_t(256) << 20);
+// A whole image file of at most limit bytes (image.file_bytes). Throws EngineError naming the file.
+std::string readWholeFile(const std::string &path, std::uintmax_t limit = parse_limits::kImageFileBytes.value);
 
 // The first n images of a shard folder's split (optionally shuffled with a fixed seed) or of
 // an image folder (sorted paths), transformed for evaluation: images always, pixels too when

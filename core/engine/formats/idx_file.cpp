@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
+#include "engine/base/parse_limits.h"
 
 #include <zlib.h>
 
@@ -16,9 +17,6 @@ namespace {
 
 constexpr std::uint32_t kLabelsMagic = 0x00000801; // unsigned byte, 1 dimension
 constexpr std::uint32_t kImagesMagic = 0x00000803; // unsigned byte, 3 dimensions
-constexpr std::uint32_t kMaxCount = 10'000'000;
-constexpr std::uint32_t kMaxSide = 4096;
-constexpr std::uint64_t kMaxPayload = std::uint64_t(2) << 30; // 2 GiB
 
 struct GzCloser
 {
@@ -114,13 +112,19 @@ IdxImages readIdxImages(const std::string &path)
     const std::uint32_t count = in.readU32("image count");
     const std::uint32_t rows = in.readU32("row count");
     const std::uint32_t cols = in.readU32("column count");
-    if (count == 0 || count > kMaxCount)
-        throw EngineError(path + ": implausible image count " + std::to_string(count));
-    if (rows == 0 || cols == 0 || rows > kMaxSide || cols > kMaxSide)
+    if (count == 0)
+        throw EngineError(path + ": implausible image count 0");
+    if (count > parse_limits::kIdxCount.value)
+        throw EngineError(path + ": declares " + limitReason(count, parse_limits::kIdxCount, parse_limits::kIdxCount.value));
+    if (rows == 0 || cols == 0)
         throw EngineError(path + ": implausible image size " + std::to_string(rows) + "x" + std::to_string(cols));
+    if (std::max(rows, cols) > parse_limits::kIdxSide.value)
+        throw EngineError(path + ": declares images of " + std::to_string(rows) + "x" + std::to_string(cols) + " pixels, "
+                          + overLimit(parse_limits::kIdxSide));
     const std::uint64_t payload = std::uint64_t(count) * rows * cols;
-    if (payload > kMaxPayload)
-        throw EngineError(path + ": declares " + std::to_string(payload) + " bytes of pixels, over the 2 GiB limit");
+    if (payload > parse_limits::kIdxPayloadBytes.value)
+        throw EngineError(path + ": declares " + std::to_string(payload) + " bytes of pixels, "
+                          + overLimit(parse_limits::kIdxPayloadBytes));
 
     IdxImages images;
     images.count = static_cast<int>(count);
@@ -138,8 +142,10 @@ std::vector<std::uint8_t> readIdxLabels(const std::string &path)
         throw EngineError(path + ": not an IDX label file (magic " + hex(magic) + ", expected "
                           + hex(kLabelsMagic) + ")");
     const std::uint32_t count = in.readU32("label count");
-    if (count == 0 || count > kMaxCount)
-        throw EngineError(path + ": implausible label count " + std::to_string(count));
+    if (count == 0)
+        throw EngineError(path + ": implausible label count 0");
+    if (count > parse_limits::kIdxCount.value)
+        throw EngineError(path + ": declares " + limitReason(count, parse_limits::kIdxCount, parse_limits::kIdxCount.value));
     return in.readExactly(count, "labels");
 }
 

@@ -130,8 +130,7 @@ struct TFRecordReader::Impl
             fail(start, "bad length CRC (stored " + hex32(storedLengthCrc) + ", computed " + hex32(lengthCrc) + ")");
         const std::uint64_t length = loadU64(header);
         if (length > maxRecordBytes)
-            fail(start, "record larger than the limit (" + std::to_string(length) + " bytes, limit "
-                            + std::to_string(maxRecordBytes) + ")");
+            fail(start, "record of " + limitReason(length, parse_limits::kTfrecordRecordBytes, maxRecordBytes));
         const std::uint64_t left = offset < fileSize ? fileSize - offset : 0;
         if (length + kFooterSize > left)
             fail(start, "truncated record (header declares " + std::to_string(length) + " data bytes plus a "
@@ -233,13 +232,15 @@ std::vector<TFRecordIndexEntry> TFRecordReader::readIndex(const std::string &pat
         throw EngineError(path + ": cannot open index (" + errnoText() + ")");
     std::vector<TFRecordIndexEntry> entries;
     // A fixed line buffer: a hostile file with one endless line is refused, not slurped.
-    char line[128];
+    char line[parse_limits::kTfrecordIndexLineBytes.value + 1];
     for (std::uint64_t number = 1;; ++number) {
         in.getline(line, sizeof line);
         if (in.eof() && in.gcount() == 0)
             break;
         if (in.fail() && !in.eof())
-            throw EngineError(path + ": line " + std::to_string(number) + ": too long for an \"offset size\" line");
+            throw EngineError(path + ": line " + std::to_string(number) + ": more than "
+                              + std::to_string(parse_limits::kTfrecordIndexLineBytes.value) + " bytes, "
+                              + overLimit(parse_limits::kTfrecordIndexLineBytes));
         const auto bad = [&](const std::string &reason) {
             return EngineError(path + ": line " + std::to_string(number) + ": " + reason);
         };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/base/parse_limits.h"
 #include "engine/formats/tfrecord_index.h"
 
 #include <cstdint>
@@ -19,9 +20,9 @@ namespace lathe::engine {
 class TFRecordReader
 {
 public:
-    static constexpr std::uint64_t kDefaultMaxRecordBytes = std::uint64_t(256) << 20;
-
-    explicit TFRecordReader(const std::string &path, std::uint64_t maxRecordBytes = kDefaultMaxRecordBytes);
+    // maxRecordBytes: tfrecord.record_bytes (engine/base/parse_limits.h) unless a test passes less.
+    explicit TFRecordReader(const std::string &path,
+                            std::uint64_t maxRecordBytes = parse_limits::kTfrecordRecordBytes.value);
     ~TFRecordReader();
     TFRecordReader(const TFRecordReader &) = delete;
     TFRecordReader &operator=(const TFRecordReader &) = delete;
@@ -44,7 +45,8 @@ public:
 
     // Parses a DALI-style index file ("offset size" per line). Throws EngineError naming the
     // file, the line number and the reason for anything malformed: not two unsigned numbers,
-    // a size smaller than an empty record (16 bytes), records that overlap or go backwards.
+    // a size smaller than an empty record (16 bytes), records that overlap or go backwards, a
+    // line longer than tfrecord.index_line_bytes.
     static std::vector<TFRecordIndexEntry> readIndex(const std::string &path);
 
 private:

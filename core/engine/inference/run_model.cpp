@@ -2,6 +2,7 @@
 #include "engine/training/devices.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/models/model_builder.h"
 #include "engine/models/weights_io.h"
@@ -189,7 +190,6 @@ RunModel loadBareModel(const ModelSpec &spec, const std::vector<std::string> &cl
 
 std::vector<std::uint8_t> readInputFile(const std::string &path)
 {
-    constexpr std::uintmax_t kMaxBytes = std::uintmax_t(1) << 30;
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st))
@@ -201,8 +201,7 @@ std::vector<std::uint8_t> readInputFile(const std::string &path)
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw EngineError(path + ": cannot read its size (" + ec.message() + ")");
-    if (size > kMaxBytes)
-        throw EngineError(path + ": " + std::to_string(size) + " bytes, larger than the 1 GiB an image may have");
+    checkLimit(path, size, parse_limits::kImageFileBytes);
     if (size == 0)
         throw EngineError(path + ": empty file (0 bytes)");
     std::ifstream in(path, std::ios::binary);

@@ -1,4 +1,5 @@
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/formats/idx_file.h"
 #include "test_support.h"
@@ -112,13 +113,64 @@ INSTANTIATE_TEST_SUITE_P(
                       HostileCase{"trailing", withExtra(test::idxImages(2, 3, 3)), false, "more data than its header"},
                       HostileCase{"zero-count", test::idxImages(0, 3, 3), false, "implausible image count"},
                       HostileCase{"zero-rows", test::idxImages(1, 0, 3), false, "implausible image size"},
-                      HostileCase{"bomb", hugeHeader(), false, "over the 2 GiB limit"},
+                      HostileCase{"bomb", hugeHeader(), false, "over the limit idx.payload_bytes = 2147483648"},
                       HostileCase{"short-labels", truncated(test::idxLabels({1, 2, 3}), 9), true, "truncated"}),
     [](const ::testing::TestParamInfo<HostileCase> &info) {
         std::string name = info.param.name;
         std::replace(name.begin(), name.end(), '-', '_');
         return name;
     });
+
+// The IDX limits (engine/base/parse_limits.h) at the limit and just over, from the header alone:
+// at the limit the reader goes on to find the data missing ("truncated"), over it the limit is
+// named. The payload is count x rows x columns: 2^31 + 1 has no such factors within the other
+// limits, so the smallest declarable size over 2^31 (2^31 + 2) stands for it.
+TEST(IdxFile, LimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    struct Case
+    {
+        std::uint32_t magic, count, rows, cols;
+        const char *over; // empty: at the limit
+    };
+    const std::uint32_t count = std::uint32_t(pl::kIdxCount.value), side = std::uint32_t(pl::kIdxSide.value);
+    const Case cases[] = {
+        {0x803, count, 1, 1, ""},
+        {0x803, count + 1, 1, 1, "declares 10000001 items, over the limit idx.count = 10000000"},
+        {0x801, count, 0, 0, ""},
+        {0x801, count + 1, 0, 0, "declares 10000001 items, over the limit idx.count = 10000000"},
+        {0x803, 1, side, side, ""},
+        {0x803, 1, side + 1, 1, "declares images of 4097x1 pixels, over the limit idx.side = 4096"},
+        {0x803, 1, 1, side + 1, "declares images of 1x4097 pixels, over the limit idx.side = 4096"},
+        {0x803, 131072, 128, 128, ""},
+        {0x803, 7040930, 1, 305, "declares 2147483650 bytes of pixels, over the limit idx.payload_bytes = 2147483648"},
+    };
+    TempDir dir;
+    for (const Case &c : cases) {
+        std::vector<std::uint8_t> bytes;
+        test::appendU32(bytes, c.magic);
+        test::appendU32(bytes, c.count);
+        if (c.magic == 0x803) {
+            test::appendU32(bytes, c.rows);
+            test::appendU32(bytes, c.cols);
+        }
+        const std::string path = dir.file("limit.idx");
+        test::writeRaw(path, bytes);
+        const std::string message = errorOf([&] {
+            if (c.magic == 0x801)
+                engine::readIdxLabels(path);
+            else
+                engine::readIdxImages(path);
+        });
+        const std::string what = std::to_string(c.count) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols);
+        if (*c.over) {
+            EXPECT_NE(message.find(path + ": " + c.over), std::string::npos) << what << ": " << message;
+        } else {
+            EXPECT_NE(message.find(path + ": truncated: the header declares"), std::string::npos) << what << ": " << message;
+            EXPECT_EQ(message.find("over the limit"), std::string::npos) << what << ": " << message;
+        }
+    }
+}
 
 TEST(IdxFile, CorruptGzipStreamIsAnError)
 {

@@ -1,5 +1,6 @@
 #include "engine/base/crc32c.h"
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/formats/image_example.h"
 #include "engine/formats/tfrecord_reader.h"
 #include "engine/formats/tfrecord_writer.h"
@@ -410,7 +411,7 @@ INSTANTIATE_TEST_SUITE_P(
         CorruptCase{"TruncatedInHeader", [](std::string &b) { b.resize(kSecond + 5); }, "truncated record"},
         CorruptCase{"LengthPastEndOfFile", [](std::string &b) { setLength(b, 5000); }, "truncated record"},
         CorruptCase{"HugeLength", [](std::string &b) { setLength(b, std::uint64_t(1) << 62); },
-                    "record larger than the limit"}),
+                    "over the limit tfrecord.record_bytes = 268435456"}),
     [](const ::testing::TestParamInfo<CorruptCase> &info) { return info.param.name; });
 
 TEST(TFRecord, LengthLimitIsCheckedBeforeReading)
@@ -421,11 +422,42 @@ TEST(TFRecord, LengthLimitIsCheckedBeforeReading)
     engine::TFRecordReader reader(path, 999);
     std::string record;
     const std::string error = errorOf([&] { reader.next(record); });
-    EXPECT_NE(error.find("byte offset 0: record larger than the limit (1000 bytes, limit 999)"), std::string::npos)
+    EXPECT_NE(error.find("byte offset 0: record of 1000 bytes, over the limit tfrecord.record_bytes = 999"),
+              std::string::npos)
         << error;
     EXPECT_TRUE(record.empty());
     engine::TFRecordReader exact(path, 1000);
     EXPECT_TRUE(exact.next(record));
+}
+
+// tfrecord.record_bytes as stated (engine/base/parse_limits.h), reached through the declared
+// length: at the limit the reader goes on to find the file too short; one byte more is refused
+// by the limit, before anything is allocated for it.
+TEST(TFRecord, RecordLengthAtTheStatedLimitAndOneOver)
+{
+    const std::uint64_t limit = engine::parse_limits::kTfrecordRecordBytes.value;
+    TempDir dir;
+    const std::string path = dir.file("declared.tfrecord");
+    std::mt19937 rng(3);
+    writeShard(path, {"first", randomBytes(kSecondLength, rng)});
+    std::string bytes = readFile(path);
+    for (const std::uint64_t length : {limit, limit + 1}) {
+        setLength(bytes, length);
+        writeFile(path, bytes);
+        engine::TFRecordReader reader(path);
+        std::string record;
+        ASSERT_TRUE(reader.next(record));
+        const std::string error = errorOf([&] { reader.next(record); });
+        if (length == limit) {
+            EXPECT_NE(error.find("truncated record (header declares 268435456 data bytes"), std::string::npos) << error;
+            EXPECT_EQ(error.find("over the limit"), std::string::npos) << error;
+        } else {
+            EXPECT_NE(error.find(path + ": corrupt record at byte offset 21: record of 268435457 bytes, over the limit "
+                                        "tfrecord.record_bytes = 268435456"),
+                      std::string::npos)
+                << error;
+        }
+    }
 }
 
 TEST(TFRecord, ReaderRefusesMissingFilesBadOffsetsAndStaleIndexEntries)
@@ -472,7 +504,8 @@ TEST(TFRecordIndex, MalformedLinesNameTheFileLineAndReason)
         {"0 18446744073709551616\n", "line 1: expected \"offset size\""},
         {"0 15\n", "line 1: record size 15 is smaller than an empty record (16 bytes)"},
         {"0 100\n50 30\n", "line 2: record at offset 50 overlaps or precedes the one before it"},
-        {"0 19\n" + std::string(5000, '1') + " 20\n", "line 2: too long"},
+        {"0 19\n" + std::string(5000, '1') + " 20\n",
+         "line 2: more than 127 bytes, over the limit tfrecord.index_line_bytes = 127"},
     };
     for (const auto &[text, reason] : cases) {
         const std::string path = dir.file("bad.idx");
@@ -483,6 +516,24 @@ TEST(TFRecordIndex, MalformedLinesNameTheFileLineAndReason)
     const std::string missing = dir.file("none.idx");
     EXPECT_NE(errorOf([&] { engine::TFRecordReader::readIndex(missing); }).find(missing + ": cannot open index"),
               std::string::npos);
+}
+
+// tfrecord.index_line_bytes: a line of exactly that many bytes (leading zeros) is read, one byte
+// more is refused naming the limit.
+TEST(TFRecordIndex, LineLengthAtTheLimitAndOneOver)
+{
+    const std::size_t limit = engine::parse_limits::kTfrecordIndexLineBytes.value;
+    TempDir dir;
+    const std::string path = dir.file("long.idx");
+    const std::string atLimit = std::string(limit - 5, '0') + "16 16";
+    ASSERT_EQ(atLimit.size(), limit);
+    writeFile(path, "0 16\n" + atLimit + "\n");
+    EXPECT_EQ(engine::TFRecordReader::readIndex(path), (std::vector<engine::TFRecordIndexEntry>{{0, 16}, {16, 16}}));
+    writeFile(path, "0 16\n0" + atLimit + "\n");
+    const std::string error = errorOf([&] { engine::TFRecordReader::readIndex(path); });
+    EXPECT_NE(error.find(path + ": line 2: more than 127 bytes, over the limit tfrecord.index_line_bytes = 127"),
+              std::string::npos)
+        << error;
 }
 
 // ---------------------------------------------------------------------------------------
