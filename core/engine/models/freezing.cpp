@@ -22,7 +22,7 @@ void validateMultipliers(const BackboneInfo &info, const FreezeOptions &freeze)
 {
     for (const auto &[stage, multiplier] : freeze.lrMultipliers) {
         const bool known = std::any_of(info.stages.begin(), info.stages.end(),
-                                       [&](const BackboneStage &s) { return s.name == stage; });
+                                       [&stage = stage](const BackboneStage &s) { return s.name == stage; });
         if (!known)
             throw EngineError("model.freeze.lr_multipliers: unknown stage '" + stage + "' for " + info.name +
                               " (known: " + knownStages(info) + ")");

@@ -41,7 +41,6 @@ LrSchedule::LrSchedule(const ScheduleConfig &config, double baseLr, std::int64_t
     : m_config(config)
     , m_baseLr(baseLr)
     , m_stepsPerEpoch(stepsPerEpoch)
-    , m_epochs(epochs)
 {
     static const std::vector<std::string> kNames{"constant", "step", "multi_step", "exponential",
                                                  "cosine", "cosine_restarts", "one_cycle", "plateau"};

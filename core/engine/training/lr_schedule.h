@@ -76,7 +76,6 @@ private:
     ScheduleConfig m_config;
     double m_baseLr = 0;
     std::int64_t m_stepsPerEpoch = 1;
-    int m_epochs = 1;
     std::int64_t m_totalSteps = 1;
     std::int64_t m_warmupSteps = 0;
     std::int64_t m_mainSteps = 1;
