@@ -52,7 +52,9 @@ struct ExportOptions
 // the in-process reference runtime; TorchScript through torch::jit::load; safetensors by
 // loading it back strictly); validation accuracy of FP16/INT8 against the original; CPU
 // latency. An artifact whose check fails is renamed to <file>.failed and reported with the
-// reason. Returns the report. Throws EngineError (bad options, unreadable model) or Cancelled.
+// reason; a passed one with its SHA-256. report.json is removed before the first file is
+// written and written last, so a folder with a report holds a finished export (kill -9
+// included). Returns the report. Throws EngineError (bad options, unreadable model) or Cancelled.
 nlohmann::json exportModel(const ExportOptions &options, const TaskControl &control = {});
 
 // Runs images through an exported float ONNX file with OpenCV DNN, preprocessing them as the

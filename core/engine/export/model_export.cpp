@@ -6,6 +6,7 @@
 #include "engine/export/export_job.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/sha256.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/export/export_internal.h"
 #include "engine/export/export_latency.h"
@@ -19,6 +20,8 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 namespace lathe::engine {
 namespace fs = std::filesystem;
@@ -60,6 +63,22 @@ int headRows(const std::string &weightsPath, const BackboneInfo &info)
 }
 
 std::string jsonText(const nlohmann::json &j) { return j.dump(); }
+
+std::string sha256OfFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw EngineError(path + ": cannot open to hash it");
+    Sha256 sha;
+    std::vector<char> buffer(std::size_t(1) << 20);
+    while (in) {
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        sha.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad())
+        throw EngineError(path + ": read error while hashing");
+    return sha.hexDigest();
+}
 
 // 1. The model, from a run's checkpoint or a bare architecture, in evaluation mode; its labels,
 // input size and evaluation transform.
@@ -238,6 +257,9 @@ nlohmann::json exportArtifact(const ExportContext &ctx, const std::string &forma
     timer.lap(format);
     if (artifact.failures.empty()) {
         a["status"] = "passed";
+        // The report vouches for these exact bytes: a file replaced later (or by a killed
+        // re-export) no longer matches it.
+        a["sha256"] = sha256OfFile(path);
     } else {
         a["status"] = "failed";
         std::string reason;
@@ -270,6 +292,15 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
     buildFp32Graph(ctx, timer);
 
     fs::create_directories(options.outDir);
+    // report.json marks a finished export (serve loads a folder once it appears): an earlier
+    // export's report goes before the first file is replaced, so a kill from here on leaves a
+    // folder without a report, never an old report over new files. It is written last.
+    const fs::path reportPath = fs::path(options.outDir) / "report.json";
+    std::error_code removeError;
+    if (fs::remove(reportPath, removeError))
+        syncFolder(options.outDir);
+    else if (removeError)
+        throw EngineError(reportPath.string() + ": cannot remove the earlier export's report (" + removeError.message() + ")");
     const int channels = ctx.spec.inChannels, imageSize = ctx.imageSize;
     const torch::Tensor one = torch::randn({1, channels, imageSize, imageSize});
     const torch::Tensor many = torch::randn({32, channels, imageSize, imageSize});
@@ -314,7 +345,7 @@ nlohmann::json exportModel(const ExportOptions &options, const TaskControl &cont
     for (const auto &a : artifacts)
         ok = ok && a["status"] == "passed";
     report["status"] = ok ? "passed" : "failed";
-    writeJsonFile((fs::path(options.outDir) / "report.json").string(), report);
+    writeJsonFile(reportPath.string(), report);
     control.report(1.0, ok ? "exported" : "exported with failures");
     return report;
 }

@@ -259,9 +259,15 @@ void prune(const fs::path &folder, std::int64_t current, int keep)
 }
 
 // The alias files (last.*, best.*) for a checkpoint: links to its files and a sidecar naming them.
+// The alias's old sidecar goes first: between the new links and the new sidecar it would vouch
+// for files of another step whose sizes match its own (kill -9 there left last.json of step n
+// over last.safetensors of step n + 1, which loading and export took). Without a sidecar the
+// alias is simply absent until the caller writes the new one; the step files stay complete.
 nlohmann::json writeAlias(const fs::path &folder, const std::string &alias, const nlohmann::json &sidecar,
                           bool withState)
 {
+    removeFile(folder / (alias + run_layout::kSidecarSuffix));
+    syncFolder(folder);
     nlohmann::json out = sidecar;
     out["source"] = sidecar["files"]["model"]["name"].get<std::string>();
     const std::string modelName = alias + run_layout::kModelSuffix;
@@ -332,8 +338,8 @@ std::string writeCheckpoint(const std::string &runDir, std::int64_t step, const 
     sidecar["wall_time"] = unixSeconds();
     writeJsonAtomically(sidecarPath.string(), sidecar);
 
-    // last: files first, then its sidecar. A kill in between leaves last.json naming the older
-    // sizes, which loading rejects, and step-<n> itself stays complete.
+    // last: its old sidecar removed, the files linked, then its new sidecar. A kill in between
+    // leaves no last.json, and step-<n> itself stays complete.
     writeJsonAtomically((folder / run_layout::kLastSidecar).string(),
                         writeAlias(folder, run_layout::kLastAlias, sidecar, true));
 

@@ -694,8 +694,12 @@ void markBestCheckpoint(const std::string &runDir, const std::string &name)
         previous["best_metric"].is_string() && !previous["best_metric"].get<std::string>().empty())
         metric = previous["best_metric"].get<std::string>(); // the metric the trainer kept best.* by
     const std::string bestModel = std::string(run_layout::kBestAlias) + run_layout::kModelSuffix;
-    replaceWithLink(source.model, (folder / bestModel).string());
     std::error_code ec;
+    // The old best.json goes before best.safetensors changes, so a kill in between never leaves
+    // it vouching for the new weights (same sizes); best is then absent until it is written.
+    fs::remove(folder / run_layout::kBestSidecar, ec);
+    syncFolder(folder);
+    replaceWithLink(source.model, (folder / bestModel).string());
     // best.* never carries training state.
     fs::remove(folder / (std::string(run_layout::kBestAlias) + run_layout::kStateSuffix), ec);
     if (!best.contains("source") || !best["source"].is_string()) // last.json already names its step file
