@@ -1,6 +1,7 @@
 #include "engine/models/model_zoo.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/file_io.h"
 #include "engine/base/sha256.h"
 #include "engine/models/backbone_registry.h"
@@ -23,7 +24,6 @@ using nlohmann::json;
 
 constexpr int kZooVersion = 1;
 // The real catalog is ~10 KiB; anything near this is not a catalog, and is not read whole.
-constexpr std::uintmax_t kMaxCatalogBytes = 16u << 20;
 
 const std::set<std::string> kTopLevelKeys{"version", "source", "license_note", "weights"};
 const std::set<std::string> kEntryKeys{"arch",       "id",        "default",     "url",           "file",
@@ -261,14 +261,19 @@ std::vector<ZooWeights> loadModelZoo(const std::string &path)
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw EngineError(path + ": cannot read the model-zoo catalog (" + ec.message() + ")");
-    if (size > kMaxCatalogBytes)
-        throw EngineError(path + ": " + std::to_string(size) + " bytes is too large for a model-zoo catalog");
+    if (size > parse_limits::kZooCatalogBytes.value)
+        throw EngineError(path + ": too large for a model-zoo catalog ("
+                          + limitReason(size, parse_limits::kZooCatalogBytes, parse_limits::kZooCatalogBytes.value) + ")");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw EngineError(path + ": cannot read the model-zoo catalog (" + errnoText() + ")");
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    checkJsonDepth(text, path);
     json doc;
     try {
-        doc = json::parse(in);
+        doc = json::parse(text);
     } catch (const json::exception &e) {
         throw EngineError(path + ": not valid JSON (" + e.what() + ")");
     }

@@ -3,6 +3,7 @@
 #include "engine/run/run_config_fields.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -17,30 +18,6 @@ namespace {
 using namespace json_fields;
 using namespace run_config_detail;
 using json = nlohmann::json;
-
-// How deeply a JSON text nests (brackets outside strings); the parser itself copes with any
-// depth, but what is done with the value afterwards (comparing, printing) recurses.
-int nestingDepth(const std::string &text)
-{
-    int depth = 0, deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char ch = text[i];
-        if (inString) {
-            if (ch == '\\')
-                ++i;
-            else if (ch == '"')
-                inString = false;
-        } else if (ch == '"') {
-            inString = true;
-        } else if (ch == '[' || ch == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if (ch == ']' || ch == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
 
 // camelCase and kebab-case to snake_case: "batchSize" and "batch-size" are "batch_size".
 std::string snakeCase(const std::string &name)
@@ -193,7 +170,6 @@ RunConfig parseRunConfig(const nlohmann::json &json)
 RunConfig readRunConfig(const std::string &path)
 {
     namespace fs = std::filesystem;
-    constexpr std::uintmax_t kMaxBytes = 16u << 20; // configs are a few KiB; refuse anything absurd
     std::error_code ec;
     if (!fs::exists(path, ec))
         throw EngineError(path + ": no such file");
@@ -202,8 +178,9 @@ RunConfig readRunConfig(const std::string &path)
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         throw EngineError(path + ": cannot read (" + ec.message() + ")");
-    if (size > kMaxBytes)
-        throw EngineError(path + ": too large for a run config (" + std::to_string(size) + " bytes)");
+    if (size > parse_limits::kRunConfigBytes.value)
+        throw EngineError(path + ": too large for a run config ("
+                          + limitReason(size, parse_limits::kRunConfigBytes, parse_limits::kRunConfigBytes.value) + ")");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw EngineError(path + ": cannot open for reading");
@@ -214,10 +191,10 @@ RunConfig readRunConfig(const std::string &path)
     const std::string text = bytes.str();
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw EngineError(path + ": empty file (expected a JSON run config)");
-    constexpr int kMaxDepth = 64; // a config nests about 5 deep
-    if (nestingDepth(text) > kMaxDepth)
-        throw EngineError(path + ": not a run config (JSON nested more than " + std::to_string(kMaxDepth) +
-                          " levels deep)");
+    // A config nests about 5 deep.
+    if (const std::uint64_t depth = jsonNestingDepth(text); depth > parse_limits::kJsonDepth.value)
+        throw EngineError(path + ": not a run config (JSON nested " + std::to_string(depth) + " levels deep, "
+                          + overLimit(parse_limits::kJsonDepth) + ")");
     nlohmann::json document;
     try {
         document = nlohmann::json::parse(text);

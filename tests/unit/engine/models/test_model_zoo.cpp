@@ -1,4 +1,5 @@
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
 #include "engine/models/backbone_registry.h"
 #include "engine/models/model_zoo.h"
@@ -296,6 +297,35 @@ TEST(ModelZoo, MissingAndOversizedCatalogsAreErrors)
     }
     const std::string message = errorOf([&] { engine::loadModelZoo(big); });
     EXPECT_NE(message.find("too large"), std::string::npos) << message;
+}
+
+// zoo.catalog_bytes and json.depth (engine/base/parse_limits.h) at the limit and one over.
+TEST(ModelZoo, LimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    TempDir dir;
+    const std::string path = dir.file("zoo.json");
+    std::string text = catalogOf({validEntry()}).dump();
+    text.resize(pl::kZooCatalogBytes.value, ' ');
+    writeText(path, text);
+    EXPECT_EQ(engine::loadModelZoo(path).size(), 1u);
+    writeText(path, text + " ");
+    EXPECT_EQ(errorOf([&] { engine::loadModelZoo(path); }),
+              path + ": too large for a model-zoo catalog (16777217 bytes, over the limit zoo.catalog_bytes = 16777216)");
+    text = {};
+
+    // Nested to json.depth the catalog is parsed (and "source" refused); one level more is not parsed.
+    const auto nested = [](std::uint64_t depth) {
+        return R"({"version": 1, "weights": [], "source": )" + std::string(depth - 1, '[') + std::string(depth - 1, ']')
+               + "}";
+    };
+    writeText(path, nested(pl::kJsonDepth.value));
+    std::string message = errorOf([&] { engine::loadModelZoo(path); });
+    EXPECT_NE(message.find("\"source\""), std::string::npos) << message;
+    EXPECT_EQ(message.find("over the limit"), std::string::npos) << message;
+    writeText(path, nested(pl::kJsonDepth.value + 1));
+    EXPECT_EQ(errorOf([&] { engine::loadModelZoo(path); }),
+              path + ": JSON nested 65 levels deep, over the limit json.depth = 64");
 }
 
 TEST(ModelZoo, VerifyFindsTheEntryWhoseHashPrefixTheFileHas)

@@ -1,6 +1,7 @@
 #include "engine/run/run_config.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/models/backbone_registry.h"
 #include "test_support.h"
 
@@ -523,10 +524,38 @@ TEST(RunConfig, ReadFileErrorsNameTheFile)
     // Deep nesting is refused before parsing; a deep value given in code is reported briefly.
     const std::string deep = dir.file("deep.json");
     writeText(deep, "{\"optimizer\": {\"lr\": " + std::string(200000, '[') + std::string(200000, ']') + "}}");
-    EXPECT_EQ(errorOf([&] { engine::readRunConfig(deep); }), deep + ": not a run config (JSON nested more than 64 levels deep)");
+    EXPECT_EQ(errorOf([&] { engine::readRunConfig(deep); }),
+              deep + ": not a run config (JSON nested 200002 levels deep, over the limit json.depth = 64)");
     json value = json::parse(std::string(1000, '[') + std::string(1000, ']'));
     message = errorOf([&] { engine::parseRunConfig({{"optimizer", {{"lr", value}}}}); });
     EXPECT_EQ(message, "optimizer.lr: expected a number (got [[[[...]]]])");
+}
+
+// run_config.bytes and json.depth (engine/base/parse_limits.h) at the limit and one over.
+TEST(RunConfig, LimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    lathe::test::TempDir dir;
+    const std::string path = dir.file("limit.json");
+    // A config padded with spaces to exactly run_config.bytes is read; one byte more is refused.
+    std::string text = R"({"data": {"shards": "x"}, "optimizer": {"lr": 0.5}})";
+    text.resize(pl::kRunConfigBytes.value, ' ');
+    writeText(path, text);
+    EXPECT_EQ(engine::readRunConfig(path).optimizer.lr, 0.5);
+    writeText(path, text + " ");
+    EXPECT_EQ(errorOf([&] { engine::readRunConfig(path); }),
+              path + ": too large for a run config (16777217 bytes, over the limit run_config.bytes = 16777216)");
+    text = {};
+
+    // JSON nested to json.depth passes that check (and fails on the field); one level more is refused.
+    const auto nested = [](std::uint64_t depth) {
+        return R"({"optimizer": {"lr": )" + std::string(depth - 2, '[') + std::string(depth - 2, ']') + "}}";
+    };
+    writeText(path, nested(pl::kJsonDepth.value));
+    EXPECT_EQ(errorOf([&] { engine::readRunConfig(path); }).rfind(path + ": optimizer.lr: expected a number", 0), 0u);
+    writeText(path, nested(pl::kJsonDepth.value + 1));
+    EXPECT_EQ(errorOf([&] { engine::readRunConfig(path); }),
+              path + ": not a run config (JSON nested 65 levels deep, over the limit json.depth = 64)");
 }
 
 TEST(RunConfig, ReferenceDocumentsEveryField)
