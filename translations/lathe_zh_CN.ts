@@ -4801,6 +4801,10 @@ Index: %2</source>
         <source>too large to preview (%1 × %2 pixels)</source>
         <translation>过大，无法预览（%1 × %2 像素）</translation>
     </message>
+    <message>
+        <source>Thumbnails are shown but not kept: %1</source>
+        <translation>缩略图照常显示，但未保存到缓存：%1</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::TrainPage</name>
@@ -5861,6 +5865,10 @@ Index: %2</source>
     <message>
         <source>%1: written by a newer version of Lathe (schema %2; this version reads up to %3). Update Lathe to open it; the project was left untouched.</source>
         <translation>%1：由更新版本的 Lathe 写入（结构版本 %2；当前版本最高支持 %3）。请升级 Lathe 后再打开；未对项目作任何改动。</translation>
+    </message>
+    <message>
+        <source>%1: the disk is full (%2); the change was rolled back and the project keeps its earlier state</source>
+        <translation>%1：磁盘已满（%2）；此次更改已回滚，项目保持之前的状态</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "workspace/catalog.h"
 
 #include "workspace/atomic_file.h"
+#include "workspace/project_database.h"
 #include "workspace/workspace_error.h"
 
 #include <QDateTime>
@@ -197,7 +198,9 @@ void Catalog::exec(QSqlQuery &query) const
 
 void Catalog::fail(const QSqlError &error) const
 {
-    throw WorkspaceError(tr("%1: cannot read or update the dataset catalog (%2)").arg(m_db.databaseName(), error.text()));
+    const QString path = m_db.databaseName();
+    throw WorkspaceError(ProjectDatabase::writeErrorMessage(
+        path, error, tr("%1: cannot read or update the dataset catalog (%2)").arg(path, error.text())));
 }
 
 QVector<DatasetInfo> Catalog::datasets() const

@@ -1,6 +1,7 @@
 #include "workspace/evaluation_store.h"
 
 #include "workspace/project_connection.h"
+#include "workspace/project_database.h"
 #include "workspace/workspace_error.h"
 
 #include <QDateTime>
@@ -56,7 +57,9 @@ qint64 EvaluationStore::store(const QString &databasePath, const QString &runDir
             connection.exec(row);
         }
         if (!db.commit())
-            throw WorkspaceError(tr("%1: cannot store the evaluation (%2)").arg(databasePath, db.lastError().text()));
+            throw WorkspaceError(ProjectDatabase::writeErrorMessage(
+                databasePath, db.lastError(),
+                tr("%1: cannot store the evaluation (%2)").arg(databasePath, db.lastError().text())));
         return id;
     } catch (...) {
         db.rollback();

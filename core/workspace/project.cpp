@@ -197,7 +197,9 @@ void Project::setMeta(const QString &key, const QString &value)
     query.addBindValue(key);
     query.addBindValue(value.isNull() ? QStringLiteral("") : value); // a null QString binds as SQL NULL
     if (!query.exec())
-        throw WorkspaceError(tr("%1: cannot write to the database (%2)").arg(databasePath(), query.lastError().text()));
+        throw WorkspaceError(ProjectDatabase::writeErrorMessage(
+            databasePath(), query.lastError(),
+            tr("%1: cannot write to the database (%2)").arg(databasePath(), query.lastError().text())));
 }
 
 } // namespace lathe::workspace

@@ -60,7 +60,8 @@ void ProjectConnection::exec(QSqlQuery &query)
 
 void ProjectConnection::fail(const QSqlQuery &query)
 {
-    throw WorkspaceError(tr("%1: database error (%2)").arg(m_path, query.lastError().text()));
+    throw WorkspaceError(ProjectDatabase::writeErrorMessage(
+        m_path, query.lastError(), tr("%1: database error (%2)").arg(m_path, query.lastError().text())));
 }
 
 } // namespace lathe::workspace

@@ -65,4 +65,20 @@ int ProjectDatabase::checkOwnership(QSqlDatabase &db, const QString &path)
     return version;
 }
 
+bool ProjectDatabase::isDiskFull(const QSqlError &error)
+{
+    // QSQLITE reports sqlite3's result code, primary or extended: SQLITE_FULL is 13 in its low byte.
+    bool ok = false;
+    const int code = error.nativeErrorCode().toInt(&ok);
+    return ok && (code & 0xff) == 13;
+}
+
+QString ProjectDatabase::writeErrorMessage(const QString &path, const QSqlError &error, const QString &otherwise)
+{
+    if (isDiskFull(error))
+        return tr("%1: the disk is full (%2); the change was rolled back and the project keeps its earlier state")
+            .arg(path, error.text());
+    return otherwise;
+}
+
 } // namespace lathe::workspace

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QSqlDatabase>
+#include <QSqlError>
 #include <QString>
 
 namespace lathe::workspace {
@@ -25,6 +26,13 @@ public:
     // On an open connection: throws WorkspaceError naming path for a SQLite database of
     // another program or one written by a newer Lathe. Returns the schema version.
     static int checkOwnership(QSqlDatabase &db, const QString &path);
+
+    // Whether a SQLite error says the disk is full (SQLITE_FULL: a write found no room).
+    static bool isDiskFull(const QSqlError &error);
+    // The message for a failed write to the database at path: one that says the disk is full
+    // (and that the failed change was rolled back, the state before it kept) when isDiskFull,
+    // else otherwise.
+    static QString writeErrorMessage(const QString &path, const QSqlError &error, const QString &otherwise);
 };
 
 } // namespace lathe::workspace

@@ -1,11 +1,13 @@
 #include "common/thumbnail_loader.h"
 
 #include "common/background_task.h"
+#include "engine/base/file_io.h"
 #include "workspace/atomic_file.h"
 #include "workspace/workspace_error.h"
 
 #include <QBuffer>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImageReader>
 #include <QImageWriter>
@@ -15,6 +17,8 @@
 #include <QThread>
 
 #include <deque>
+#include <filesystem>
+#include <system_error>
 
 namespace lathe::ui {
 namespace {
@@ -52,6 +56,7 @@ struct RenderedThumbnail
     QString key;
     quint64 generation = 0;
     QImage image; // null: the picture could not be read
+    QString cacheError; // why the thumbnail was not written to the disk cache
 };
 
 } // namespace
@@ -103,6 +108,7 @@ void ThumbnailLoader::setCacheDir(const QString &dir)
     m_memory.clear();
     m_loading.clear();
     m_failed.clear();
+    m_cacheFailureReported = false;
 }
 
 QString ThumbnailLoader::cacheFilePath(const QString &sha256) const
@@ -155,23 +161,28 @@ QPixmap ThumbnailLoader::thumbnail(const QString &key, const QString &path)
                 queue->pending.pop_back();
             }
             QString error;
-            const QImage image = render(request.path, request.cacheFile, &error);
-            return QVariant::fromValue(RenderedThumbnail{request.key, request.generation, image});
+            QString cacheError;
+            const QImage image = render(request.path, request.cacheFile, &error, &cacheError);
+            return QVariant::fromValue(RenderedThumbnail{request.key, request.generation, image, cacheError});
         },
         [this](const QVariant &result) {
             if (!result.isValid())
                 return;
             const auto rendered = result.value<RenderedThumbnail>();
-            finish(rendered.generation, rendered.key, rendered.image);
+            finish(rendered.generation, rendered.key, rendered.image, rendered.cacheError);
         });
     return {};
 }
 
-void ThumbnailLoader::finish(quint64 generation, const QString &key, const QImage &image)
+void ThumbnailLoader::finish(quint64 generation, const QString &key, const QImage &image, const QString &cacheError)
 {
     if (generation != m_generation)
         return; // made for a project that is no longer shown
     m_loading.remove(key);
+    if (!cacheError.isEmpty() && !m_cacheFailureReported) {
+        m_cacheFailureReported = true;
+        Q_EMIT cacheWriteFailed(cacheError);
+    }
     if (image.isNull()) {
         m_failed.insert(key);
         Q_EMIT thumbnailFailed(key);
@@ -182,7 +193,7 @@ void ThumbnailLoader::finish(quint64 generation, const QString &key, const QImag
     Q_EMIT thumbnailReady(key);
 }
 
-QImage ThumbnailLoader::render(const QString &path, const QString &cacheFile, QString *error)
+QImage ThumbnailLoader::render(const QString &path, const QString &cacheFile, QString *error, QString *cacheError)
 {
     if (!cacheFile.isEmpty() && QFileInfo::exists(cacheFile)) {
         QImageReader cached(cacheFile, "png");
@@ -214,17 +225,30 @@ QImage ThumbnailLoader::render(const QString &path, const QString &cacheFile, QS
     image = image.convertToFormat(image.hasAlphaChannel() ? QImage::Format_ARGB32_Premultiplied
                                                            : QImage::Format_RGB32);
 
-    if (!cacheFile.isEmpty() && QDir().mkpath(QFileInfo(cacheFile).absolutePath())) {
-        QByteArray png;
-        QBuffer buffer(&png);
-        buffer.open(QIODevice::WriteOnly);
-        QImageWriter writer(&buffer, "png");
-        if (writer.write(image)) {
-            try {
-                workspace::writeFileAtomically(cacheFile, png); // replaces the old one, never half a file
-            } catch (const workspace::WorkspaceError &) {
-                // The cache is optional: the thumbnail is shown all the same and made again next time.
-            }
+    // The cache is optional: when it cannot be written (a full disk), the thumbnail is shown all
+    // the same, made again next time, and the reason reported.
+    if (cacheFile.isEmpty())
+        return image;
+    const QString folder = QFileInfo(cacheFile).absolutePath();
+    std::error_code ec;
+    std::filesystem::create_directories(QFile::encodeName(folder).toStdString(), ec);
+    if (ec) {
+        if (cacheError)
+            *cacheError = tr("Thumbnails are shown but not kept: %1")
+                              .arg(QString::fromStdString(engine::writeErrorMessage(
+                                  QFile::encodeName(folder).toStdString(), "create the folder", ec.value())));
+        return image;
+    }
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    if (writer.write(image)) {
+        try {
+            workspace::writeFileAtomically(cacheFile, png); // replaces the old one, never half a file
+        } catch (const workspace::WorkspaceError &e) {
+            if (cacheError)
+                *cacheError = tr("Thumbnails are shown but not kept: %1").arg(e.message());
         }
     }
     return image;

@@ -48,17 +48,23 @@ public:
     QPixmap brokenIcon() const { return m_brokenIcon; }
 
     // Blocking, thread-safe: the thumbnail image from the cache file when it is sound, else
-    // decoded from path (EXIF orientation applied) and written to the cache file.
-    static QImage render(const QString &path, const QString &cacheFile, QString *error);
+    // decoded from path (EXIF orientation applied) and written to the cache file. When that
+    // write fails (a full disk), the image is returned all the same and cacheError, if given,
+    // says why it was not kept (the message names the file).
+    static QImage render(const QString &path, const QString &cacheFile, QString *error,
+                         QString *cacheError = nullptr);
 
 Q_SIGNALS:
     void thumbnailReady(const QString &key);
     void thumbnailFailed(const QString &key);
+    // A thumbnail could not be written to the disk cache (once per cache folder, not per
+    // picture): thumbnails are still shown, and cached again once a write succeeds.
+    void cacheWriteFailed(const QString &message);
 
 private:
     struct Queue;
 
-    void finish(quint64 generation, const QString &key, const QImage &image);
+    void finish(quint64 generation, const QString &key, const QImage &image, const QString &cacheError);
 
     QString m_cacheDir;
     QThreadPool m_pool;
@@ -67,6 +73,7 @@ private:
     QCache<QString, QPixmap> m_memory;
     QSet<QString> m_loading;
     QSet<QString> m_failed;
+    bool m_cacheFailureReported = false;
     QPixmap m_loadingIcon;
     QPixmap m_brokenIcon;
 };

@@ -85,6 +85,8 @@ DataPage::DataPage(workspace::JobManager *jobs, QWidget *parent)
 
     m_viewer = new ImageViewer(this);
     connect(m_viewer, &ImageViewer::imageChanged, this, &DataPage::imageChanged);
+    // A full disk: the grid still shows thumbnails; the status line says why they are not kept.
+    connect(m_thumbnails, &ThumbnailLoader::cacheWriteFailed, this, &DataPage::showStatus);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(24, 16, 24, 12);

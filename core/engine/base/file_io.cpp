@@ -27,7 +27,7 @@ fs::path folderOf(const fs::path &file)
 void syncFile(int fd, const std::string &path)
 {
     if (::fsync(fd) != 0)
-        throw EngineError(path + ": cannot fsync (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(path, "fsync"));
 }
 
 // Copies source to target (a new file), fsynced; target is removed again on failure.
@@ -38,7 +38,7 @@ void copyToNewFile(const std::string &source, const std::string &target)
         throw EngineError(source + ": cannot open (" + errnoText() + ")");
     FileDescriptor out(::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!out.valid())
-        throw EngineError(target + ": cannot create (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(target, "create"));
     try {
         std::vector<char> buffer(std::size_t(1) << 20);
         for (;;) {
@@ -53,7 +53,7 @@ void copyToNewFile(const std::string &source, const std::string &target)
         }
         syncFile(out.get(), target);
         if (::close(out.release()) != 0)
-            throw EngineError(target + ": cannot close (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(target, "close"));
     } catch (...) {
         out.reset();
         ::unlink(target.c_str());
@@ -66,6 +66,18 @@ void copyToNewFile(const std::string &source, const std::string &target)
 std::string errnoText(int error)
 {
     return std::strerror(error);
+}
+
+bool isDiskFull(int error)
+{
+    return error == ENOSPC || error == EDQUOT || error == EFBIG;
+}
+
+std::string writeErrorMessage(const std::string &path, const std::string &action, int error)
+{
+    if (isDiskFull(error))
+        return path + ": the disk is full (" + errnoText(error) + ")";
+    return path + ": cannot " + action + " (" + errnoText(error) + ")";
 }
 
 FileDescriptor::FileDescriptor(int fd)
@@ -114,7 +126,7 @@ void writeAll(int fd, const void *data, std::size_t size, const std::string &pat
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            throw EngineError(pathForErrors + ": cannot write (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(pathForErrors, "write"));
         if (n == 0) // not seen for regular files; looping on it would never end
             throw EngineError(pathForErrors + ": cannot write (the system wrote nothing)");
         p += n;
@@ -154,17 +166,17 @@ void writeFileAtomically(const std::string &path, const std::vector<std::string_
     const std::string temp = temporaryPathFor(path);
     FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!fd.valid())
-        throw EngineError(path + ": cannot create " + temp + " (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(path, "create " + temp));
     try {
         for (const std::string_view piece : pieces)
             writeAll(fd.get(), piece.data(), piece.size(), path);
         if (::fsync(fd.get()) != 0)
-            throw EngineError(path + ": cannot fsync " + temp + " (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(path, "fsync " + temp));
         // close() reports late write errors (NFS, quota): checked, so they are not lost.
         if (::close(fd.release()) != 0)
-            throw EngineError(path + ": cannot close " + temp + " (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(path, "close " + temp));
         if (std::rename(temp.c_str(), path.c_str()) != 0)
-            throw EngineError(path + ": cannot rename " + temp + " to it (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(path, "rename " + temp + " to it"));
     } catch (...) {
         fd.reset();
         ::unlink(temp.c_str());
@@ -181,10 +193,10 @@ void commitTemporaryFile(const std::string &temporary, const std::string &path)
         if (!fd.valid())
             throw EngineError(path + ": cannot open " + temporary + " (" + errnoText() + ")");
         if (::fsync(fd.get()) != 0)
-            throw EngineError(path + ": cannot fsync " + temporary + " (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(path, "fsync " + temporary));
         fd.reset();
         if (std::rename(temporary.c_str(), path.c_str()) != 0)
-            throw EngineError(path + ": cannot rename " + temporary + " to it (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(path, "rename " + temporary + " to it"));
     } catch (...) {
         ::unlink(temporary.c_str());
         throw;
@@ -198,9 +210,9 @@ void replaceWithLink(const std::string &source, const std::string &target)
     if (::link(source.c_str(), temp.c_str()) != 0)
         copyToNewFile(source, temp);
     if (std::rename(temp.c_str(), target.c_str()) != 0) {
-        const std::string reason = errnoText();
+        const std::string message = writeErrorMessage(target, "replace it with " + source);
         ::unlink(temp.c_str());
-        throw EngineError(target + ": cannot replace it with " + source + " (" + reason + ")");
+        throw EngineError(message);
     }
 }
 

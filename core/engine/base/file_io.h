@@ -17,6 +17,14 @@ namespace lathe::engine {
 // that may change it.
 std::string errnoText(int error = errno);
 
+// Whether an errno value means there is no room left to write: ENOSPC (the file system is
+// full), EDQUOT (a disk quota) or EFBIG (the file size limit, RLIMIT_FSIZE).
+bool isDiskFull(int error);
+// The one message for a failed write, fsync, close, create or rename of path: "<path>: the disk
+// is full (<reason>)" when isDiskFull(error), so every writer says it the same way, else
+// "<path>: cannot <action> (<reason>)". Read errno before any other call that may change it.
+std::string writeErrorMessage(const std::string &path, const std::string &action, int error = errno);
+
 // A POSIX file descriptor closed on scope exit (-1: none). Movable, not copyable.
 class FileDescriptor
 {
@@ -41,8 +49,7 @@ private:
 };
 
 // Writes all size bytes to fd: retried on EINTR and short writes, in chunks of at most 1 GiB
-// (Linux writes at most ~2 GiB per call). Throws EngineError "<pathForErrors>: cannot write
-// (<reason>)".
+// (Linux writes at most ~2 GiB per call). Throws EngineError with writeErrorMessage(pathForErrors).
 void writeAll(int fd, const void *data, std::size_t size, const std::string &pathForErrors);
 
 // fsync of a folder, which makes renames and new names in it durable. Best effort: some file

@@ -1,6 +1,7 @@
 #include "engine/base/staging_folder.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/file_io.h"
 
 #include <unistd.h>
 
@@ -28,7 +29,7 @@ StagingFolder::StagingFolder(const fs::path &finalPath)
     fs::remove_all(m_path, ec); // a leftover of an earlier process with the same pid
     fs::create_directories(m_path, ec);
     if (ec)
-        throw EngineError(m_path.string() + ": cannot create (" + ec.message() + ")");
+        throw EngineError(writeErrorMessage(m_path.string(), "create", ec.value()));
 }
 
 StagingFolder::~StagingFolder()
@@ -46,7 +47,7 @@ void StagingFolder::commit()
     fs::remove(m_final, ec); // an empty folder, if any
     fs::rename(m_path, m_final, ec);
     if (ec)
-        throw EngineError(m_final.string() + ": cannot move the finished folder into place (" + ec.message() + ")");
+        throw EngineError(writeErrorMessage(m_final.string(), "move the finished folder into place", ec.value()));
     m_committed = true;
 }
 

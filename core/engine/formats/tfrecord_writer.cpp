@@ -32,18 +32,18 @@ int openNew(const std::string &path, const std::string &shard)
 {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
-        throw EngineError(shard + ": cannot create " + path + " (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(shard, "create " + path));
     return fd;
 }
 
 void syncAndClose(int &fd, const std::string &shard)
 {
     if (::fsync(fd) != 0)
-        throw EngineError(shard + ": cannot fsync (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(shard, "fsync"));
     const int rc = ::close(fd);
     fd = -1;
     if (rc != 0)
-        throw EngineError(shard + ": cannot close (" + errnoText() + ")");
+        throw EngineError(writeErrorMessage(shard, "close"));
 }
 
 } // namespace
@@ -173,11 +173,11 @@ TFRecordShard TFRecordWriter::finish()
         }
 
         if (std::rename(d.tempPath.c_str(), d.path.c_str()) != 0)
-            throw EngineError(d.path + ": cannot rename " + d.tempPath + " to it (" + errnoText() + ")");
+            throw EngineError(writeErrorMessage(d.path, "rename " + d.tempPath + " to it"));
         if (std::rename(d.indexTempPath.c_str(), shard.indexPath.c_str()) != 0) {
-            const std::string reason = errnoText();
+            const std::string message = writeErrorMessage(shard.indexPath, "rename " + d.indexTempPath + " to it");
             ::unlink(d.path.c_str());
-            throw EngineError(shard.indexPath + ": cannot rename " + d.indexTempPath + " to it (" + reason + ")");
+            throw EngineError(message);
         }
     } catch (...) {
         d.removeTemps();

@@ -15,7 +15,10 @@
 
 #include <csignal>
 
+#include <sched.h>
+
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -124,7 +127,7 @@ TEST(FileIo, AWriteThatFailsMidwayKeepsTheOldFileAndNoTemporary)
         const rlimit limit{1024, 1024};
         ::setrlimit(RLIMIT_FSIZE, &limit);
         const std::string error = errorOf([&] { engine::writeFileAtomically(path, std::string(4096, 'x')); });
-        const bool named = error.find(path + ": cannot write (File too large)") != std::string::npos;
+        const bool named = error.find(path + ": the disk is full (File too large)") != std::string::npos;
         ::_exit(named ? 0 : 1);
     }
     int status = 0;
@@ -250,4 +253,67 @@ TEST(FileIo, CommitTemporaryFileRenamesAFileWrittenElsewhere)
     EXPECT_NE(errorOf([&] { engine::commitTemporaryFile(temp2, folder); }).find(folder + ": cannot rename"), std::string::npos);
     EXPECT_EQ(readFile(path), "new archive");
     EXPECT_EQ(namesIn(tmp.path()), (std::vector<std::string>{"folder", "model.pt"}));
+}
+
+TEST(FileIo, NoRoomToWriteIsOneMessageNamingTheFile)
+{
+    for (const int error : {ENOSPC, EDQUOT, EFBIG}) {
+        EXPECT_TRUE(engine::isDiskFull(error));
+        EXPECT_EQ(engine::writeErrorMessage("/d/x.bin", "write", error),
+                  "/d/x.bin: the disk is full (" + engine::errnoText(error) + ")");
+    }
+    EXPECT_FALSE(engine::isDiskFull(EIO));
+    EXPECT_EQ(engine::writeErrorMessage("/d/x.bin", "fsync", EIO), "/d/x.bin: cannot fsync (" + engine::errnoText(EIO) + ")");
+}
+
+TEST(FileIo, AFullFileSystemKeepsTheOldFileAndSaysTheDiskIsFull)
+{
+    // A 1 MiB tmpfs in a private mount namespace of a child process (root only: the test is
+    // skipped where mounting is not allowed). The old file survives a replacement that does not
+    // fit, and the same replacement succeeds once there is room again.
+    TempDir tmp;
+    const std::string mountPoint = tmp.file("small");
+    fs::create_directory(mountPoint);
+    int pipeFds[2];
+    ASSERT_EQ(::pipe(pipeFds), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::close(pipeFds[0]);
+        auto report = [&](const std::string &text, int code) {
+            (void)!::write(pipeFds[1], text.data(), text.size());
+            ::_exit(code);
+        };
+        if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0
+            || ::mount("tmpfs", mountPoint.c_str(), "tmpfs", 0, "size=1m") != 0)
+            report("cannot mount a tmpfs here (" + engine::errnoText() + ")", 77);
+        const std::string path = mountPoint + "/weights.bin";
+        try {
+            engine::writeFileAtomically(path, std::string(600 * 1024, 'a'));
+            const std::string error = errorOf([&] { engine::writeFileAtomically(path, std::string(600 * 1024, 'b')); });
+            if (error != path + ": the disk is full (No space left on device)")
+                report("unexpected error: " + error, 1);
+            if (readFile(path) != std::string(600 * 1024, 'a') || namesIn(mountPoint) != std::vector<std::string>{"weights.bin"})
+                report("the old file or the folder changed", 1);
+            fs::remove(path);
+            engine::writeFileAtomically(path, std::string(600 * 1024, 'b'));
+            if (readFile(path) != std::string(600 * 1024, 'b'))
+                report("the write with room failed", 1);
+        } catch (const std::exception &e) {
+            report(e.what(), 1);
+        }
+        report("", 0);
+    }
+    ::close(pipeFds[1]);
+    std::string text;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0;)
+        text.append(buffer, std::size_t(n));
+    ::close(pipeFds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77)
+        GTEST_SKIP() << text;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << text;
 }
