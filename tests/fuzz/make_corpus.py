@@ -1,7 +1,9 @@
 """Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid inputs made by
 Lathe's own writers (lathe-cli demo-data, convert, config defaults) and by Pillow for the image
 formats Lathe reads, so each fuzzer starts from every structure its parser knows.
-Usage: python make_corpus.py LATHE_CLI   (the project venv's python: it has Pillow)"""
+Usage: python make_corpus.py LATHE_CLI [MAKE_ONNX_SEEDS]   (the project venv's python: it has Pillow;
+MAKE_ONNX_SEEDS: the tool of that name in Lathe's build, tests/fuzz/, beside lathe-cli's app/ by default)"""
+import base64
 import gzip
 import io
 import json
@@ -85,6 +87,28 @@ with tempfile.TemporaryDirectory() as tmp:
     changed["distributed"] = {"nnodes": 2, "node_rank": 1, "master": "10.0.0.1:29500"}
     put("run_config", "changed.json", json.dumps(changed).encode())
 
+    # The augmentation list on its own: the defaults' and every type with its parameters in
+    # each form the parser takes (a number, a list, "random").
+    put("augmentation", "defaults.json", json.dumps(json.loads(config)["data"]["augment"]).encode())
+    put("augmentation", "empty.json", b"[]")
+    put("augmentation", "geometry.json", json.dumps([
+        {"type": "resize", "size": 40}, {"type": "center_crop"},
+        {"type": "rotation", "degrees": 10, "fill": 128, "interpolation": "bilinear"},
+        {"type": "affine", "degrees": [-5, 5], "translate": [0.1, 0.2], "scale": [0.9, 1.1], "shear": [-3, 3, -2, 2],
+         "fill": [1, 2, 3], "interpolation": "nearest"},
+        {"type": "horizontal_flip", "p": 0.5}, {"type": "vertical_flip", "p": 0.25}]).encode())
+    put("augmentation", "pixels.json", json.dumps([
+        {"type": "random_resized_crop", "scale": [0.2, 1], "ratio": [0.75, 1.3333]},
+        {"type": "color_jitter", "brightness": 0.4, "contrast": [0.5, 1.5], "saturation": 0.2, "hue": [-0.1, 0.1]},
+        {"type": "grayscale", "p": 0.1}, {"type": "gaussian_blur", "kernel_size": [3, 5], "sigma": 1.5},
+        {"type": "sharpness", "sharpness_factor": 2}, {"type": "posterize", "bits": 3},
+        {"type": "solarize", "threshold": 100}, {"type": "autocontrast"}, {"type": "equalize"}, {"type": "invert"},
+        {"type": "rand_augment", "num_ops": 2, "magnitude": 9, "num_magnitude_bins": 31, "fill": 0},
+        {"type": "trivial_augment_wide", "num_magnitude_bins": 31, "interpolation": "bilinear"},
+        {"type": "gaussian_noise", "mean": 0, "sigma": 0.05, "clip": False},
+        {"type": "random_erasing", "scale": [0.02, 0.33], "ratio": [0.3, 3.3], "value": "random"},
+        {"type": "mixup", "alpha": 0.2}, {"type": "cutmix", "alpha": 1.0}]).encode())
+
 # Weights files as torch.save and safetensors write them: a small state dict with shared and
 # viewed storages, several dtypes and metadata.
 import collections  # noqa: E402
@@ -114,4 +138,45 @@ put("idx", "images.idx", idx_images)
 put("idx", "labels.idx", idx_labels)
 put("idx", "images.idx.gz", gzip.compress(idx_images, mtime=0))
 put("idx", "labels.idx.gz", gzip.compress(idx_labels, mtime=0))
+# The model-zoo catalog as scripts/make-model-zoo.py writes it (resources/model_zoo.json), cut
+# to two entries: one with every field, one without the optional ones.
+with open(os.path.join(here, "..", "..", "resources", "model_zoo.json"), "rb") as f:
+    zoo = json.load(f)
+small = dict(zoo, weights=zoo["weights"][:2])
+for key in ("min_size", "license_url", "recipe", "file_size"):
+    small["weights"][1].pop(key, None)
+put("model_zoo", "two_entries.json", json.dumps(small, indent=1).encode())
+
+# `lathe-cli serve`: TF Serving request bodies as its clients send them (tests/integration/
+# serve_client.py) for the fuzz target's float32 [3, 8, 8] and uint8 [8, 8, 3] models, and
+# request lines of every route.
+png = base64.b64encode(image("PNG", size=(8, 8))).decode()
+jpeg = base64.b64encode(image("JPEG", size=(10, 8), quality=50)).decode()
+floats = [[[0.5 * ((x + y + c) % 3) for x in range(8)] for y in range(8)] for c in range(3)]
+pixels = [[[(x * 30 + c) % 256 for c in range(3)] for x in range(8)] for y in range(8)]
+bodies = {
+    "predict_b64.json": {"signature_name": "serving_default", "instances": [{"b64": png}, {"b64": jpeg}]},
+    "predict_named.json": {"instances": [{"image_bytes": {"b64": png}}]},
+    "predict_floats.json": {"instances": [floats]},
+    "predict_pixels.json": {"instances": [{"input": pixels}]},
+    "predict_columnar.json": {"inputs": {"input": [{"b64": jpeg}]}},
+    "predict_columnar_floats.json": {"signature_name": "predict", "inputs": [floats]},
+    "classify.json": {"signature_name": "classify", "examples": [{"image": {"b64": png}}, {"input": [{"b64": jpeg}]}]},
+    "classify_context.json": {"context": {"image_bytes": {"b64": png}}, "examples": [{}]},
+    "classify_flat.json": {"examples": [{"x": [v for plane in floats for row in plane for v in row]}]},
+}
+for name, body in bodies.items():
+    put("serve_json", name, json.dumps(body, separators=(",", ":")).encode())
+routes = ["GET /healthz", "GET /monitoring/prometheus/metrics", "GET /v1/models/flowers",
+          "GET /v1/models/flowers/versions/2", "GET /v1/models/flowers/metadata",
+          "GET /v1/models/flowers/versions/12/metadata", "POST /v1/models/flowers:predict",
+          "POST /v1/models/flowers/versions/3:classify", "POST /v1/models/flowers:regress",
+          "GET /v1/models/flowers/labels/stable", "PUT /v1/models/flowers:predict"]
+for i, line in enumerate(routes):
+    put("serve_route", f"route_{i:02}", line.encode())
+# ONNX: small graphs from Lathe's ONNX writer, FP16 conversion and INT8 quantisation.
+seeds = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(cli), "..", "tests", "fuzz", "make_onnx_seeds")
+os.makedirs(os.path.join(corpus, "onnx"), exist_ok=True)
+subprocess.run([seeds, os.path.join(corpus, "onnx")], check=True)
+
 print("corpus written to", corpus)

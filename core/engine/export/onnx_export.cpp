@@ -6,16 +6,12 @@
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
 
-#include <onnx/checker.h>
-#include <onnx/shape_inference/implementation.h>
-
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -515,52 +511,6 @@ onnx::ModelProto withFixedBatch(const onnx::ModelProto &model, std::int64_t batc
     for (auto &v : *copy.mutable_graph()->mutable_output())
         pin(v);
     return copy;
-}
-
-void checkOnnxModel(const onnx::ModelProto &model, const std::string &what)
-{
-    try {
-        onnx::checker::check_model(model);
-        onnx::ModelProto copy = model;
-        onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict=*/1, /*data_prop=*/false);
-        onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception &e) {
-        throw EngineError(what + ": ONNX checker: " + e.what());
-    }
-}
-
-std::string serializeOnnx(const onnx::ModelProto &model)
-{
-    std::string bytes;
-    if (!model.SerializeToString(&bytes))
-        throw EngineError("ONNX export: the model could not be serialised (over 2 GiB?)");
-    return bytes;
-}
-
-onnx::ModelProto parseOnnx(const std::string &bytes, const std::string &what)
-{
-    onnx::ModelProto model;
-    if (bytes.empty() || !model.ParseFromString(bytes))
-        throw EngineError(what + ": not an ONNX model (protobuf parse failed)");
-    if (!model.has_graph() || model.graph().input_size() < 1 || model.graph().output_size() < 1)
-        throw EngineError(what + ": ONNX model without a graph input and output");
-    return model;
-}
-
-onnx::ModelProto readOnnxFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw EngineError(path + ": cannot open");
-    const std::streamoff size = in.tellg();
-    // protobuf refuses messages over 2 GiB anyway; refuse before allocating.
-    if (size < 0 || size > (std::streamoff(2) << 30))
-        throw EngineError(path + ": ONNX file size " + std::to_string(size) + " is out of range (2 GiB at most)");
-    std::string bytes(std::size_t(size), '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), size))
-        throw EngineError(path + ": read failed");
-    return parseOnnx(bytes, path);
 }
 
 } // namespace lathe::engine

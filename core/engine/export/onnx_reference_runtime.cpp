@@ -27,6 +27,11 @@ namespace {
 
 using Values = std::unordered_map<std::string, torch::Tensor>;
 
+// The most elements a value the runtime makes from a shape it is given may have (Expand's
+// target, a convolution's padded input): 2^28 (1 GiB of float32). Larger ones come from
+// malformed files, not from the classifiers Lathe writes; they are refused before allocating.
+constexpr std::int64_t kMaxValueElements = std::int64_t(1) << 28;
+
 std::string where(const onnx::NodeProto &node)
 {
     return "ONNX node '" + node.name() + "' (" + node.op_type() + ")";
@@ -121,6 +126,13 @@ torch::Tensor runNode(const onnx::NodeProto &node, const Values &v)
             pads = {0, 0, 0, 0};
         if (x.dim() != 4 || strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
             throw EngineError(where(node) + ": only 2-D convolutions are supported");
+        for (std::int64_t p : pads)
+            if (p < 0 || p > 65536)
+                throw EngineError(where(node) + ": pads must be 0..65536");
+        if (double(x.size(0)) * double(x.size(1)) * double(x.size(2) + pads[0] + pads[2]) *
+                double(x.size(3) + pads[1] + pads[3]) > double(kMaxValueElements))
+            throw EngineError(where(node) + ": the padded input would exceed " + std::to_string(kMaxValueElements) +
+                              " elements");
         torch::Tensor xp = x;
         std::vector<std::int64_t> padding{pads[0], pads[1]};
         if (pads[0] != pads[2] || pads[1] != pads[3]) {
@@ -285,6 +297,15 @@ torch::Tensor runNode(const onnx::NodeProto &node, const Values &v)
                 throw EngineError(where(node) + ": shapes do not broadcast");
             out[i] = a == 1 ? b : a;
         }
+        std::int64_t elements = 1;
+        for (std::int64_t d : out) {
+            if (d < 0)
+                throw EngineError(where(node) + ": negative dimension in the shape");
+            if (d > 0 && elements > kMaxValueElements / d)
+                throw EngineError(where(node) + ": the expanded value would exceed " + std::to_string(kMaxValueElements) +
+                                  " elements");
+            elements *= d;
+        }
         return x.expand(out).contiguous();
     }
     if (op == "Cast") {
@@ -310,7 +331,13 @@ bool halfInputs(const onnx::NodeProto &node, const Values &v)
 // A node's output, float16 under float16 emulation when a floating input is (Cast aside).
 torch::Tensor evaluate(const onnx::NodeProto &node, const Values &v)
 {
-    torch::Tensor out = runNode(node, v);
+    torch::Tensor out;
+    try {
+        out = runNode(node, v);
+    } catch (const c10::Error &e) {
+        // LibTorch refusing the node's inputs (shapes, dtypes, attributes of a malformed file).
+        throw EngineError(where(node) + ": " + e.what_without_backtrace());
+    }
     if (node.op_type() != "Cast" && out.is_floating_point() && halfInputs(node, v))
         out = out.to(torch::kHalf);
     return out;

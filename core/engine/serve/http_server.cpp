@@ -10,6 +10,7 @@
 // batcher, which does the model's work. Handlers stay thin: ModelRegistry answers every API.
 
 #include "engine/serve/serve.h"
+#include "engine/serve/serve_route.h"
 
 #include "engine/base/clock.h"
 #include "engine/base/engine_error.h"
@@ -75,71 +76,12 @@ void onStopSignal(int sig)
 
 void parseRoute(const std::string &method, const std::string &path, RequestInfo &r)
 {
-    if (path == "/healthz") {
-        r.api = "health";
-        return;
-    }
-    if (path == "/monitoring/prometheus/metrics") {
-        r.api = "metrics";
-        return;
-    }
-    const std::string prefix = "/v1/models/";
-    if (path.rfind(prefix, 0) != 0) {
-        r.errorStatus = 404;
-        r.error = "Malformed request: " + method + " " + path;
-        return;
-    }
-    std::string rest = path.substr(prefix.size()), verb;
-    const std::size_t colon = rest.find(':');
-    if (colon != std::string::npos) {
-        verb = rest.substr(colon + 1);
-        rest = rest.substr(0, colon);
-    }
-    std::vector<std::string> segs;
-    std::stringstream s(rest);
-    for (std::string seg; std::getline(s, seg, '/');)
-        segs.push_back(seg);
-    if (segs.empty() || segs[0].empty()) {
-        r.errorStatus = 404;
-        r.error = "Malformed request: " + method + " " + path + " (no model name)";
-        return;
-    }
-    r.model = segs[0];
-    std::size_t i = 1;
-    if (i < segs.size() && segs[i] == "versions") {
-        if (i + 1 >= segs.size() || segs[i + 1].empty() || segs[i + 1].size() > 18 ||
-            segs[i + 1].find_first_not_of("0123456789") != std::string::npos) {
-            r.errorStatus = 400;
-            r.error = "Malformed request: " + path + " (a version is a non-negative integer)";
-            return;
-        }
-        r.version = std::stoll(segs[i + 1]);
-        i += 2;
-    } else if (i < segs.size() && segs[i] == "labels") {
-        r.errorStatus = 404;
-        r.error = "Unrecognized servable version label: " + (i + 1 < segs.size() ? segs[i + 1] : std::string()) +
-                  " (this server has no version labels; use /versions/N)";
-        return;
-    }
-    bool metadata = false;
-    if (i < segs.size() && segs[i] == "metadata" && i + 1 == segs.size()) {
-        metadata = true;
-        ++i;
-    }
-    if (i != segs.size()) {
-        r.errorStatus = 404;
-        r.error = "Malformed request: " + method + " " + path;
-        return;
-    }
-    if (method == "GET" && verb.empty()) {
-        r.api = metadata ? "metadata" : "status";
-    } else if (method == "POST" && !metadata && (verb == "predict" || verb == "classify" || verb == "regress")) {
-        r.api = verb;
-    } else {
-        r.errorStatus = method == "GET" || method == "POST" ? 405 : 404;
-        r.error = "Malformed request: " + method + " " + path +
-                  (method == "GET" ? " (predict and classify are POST)" : " (GET the status and metadata)");
-    }
+    Route route = parseApiPath(method, path);
+    r.api = std::move(route.api);
+    r.model = std::move(route.model);
+    r.version = route.version;
+    r.error = std::move(route.error);
+    r.errorStatus = route.errorStatus;
 }
 
 std::string jsonText(const nlohmann::json &doc)
