@@ -21,6 +21,39 @@ add_library(Lathe::Common ALIAS lathe_common)
 option(LATHE_WERROR "Treat warnings in Lathe's code as errors" OFF)
 target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-parameter
   -Woverloaded-virtual -Wnon-virtual-dtor -Winvalid-pch $<$<BOOL:${LATHE_WERROR}>:-Werror>)
+# Sanitizer builds (scripts/build.sh all: build-asan/, build-tsan/; README: Developers). clang,
+# engine only, Debian's CPU LibTorch (uninstrumented: tests/sanitizers/ names its known reports).
+#   address  AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer, any report fatal
+#   thread   ThreadSanitizer
+# -O1 and line tables only: what the sanitizers' stack traces need, and the cold build of the two
+# trees costs about a third less than with RelWithDebInfo's -O2 -g.
+set(LATHE_SANITIZE "" CACHE STRING "Sanitizer build: address (ASan+UBSan) or thread (TSan); empty: none")
+set_property(CACHE LATHE_SANITIZE PROPERTY STRINGS "" address thread)
+if(LATHE_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "LATHE_SANITIZE needs clang (CXX=clang++; scripts/build.sh all sets it)")
+  endif()
+  if(LATHE_SANITIZE STREQUAL "address")
+    set(LATHE_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined)
+  elseif(LATHE_SANITIZE STREQUAL "thread")
+    set(LATHE_SANITIZE_FLAGS -fsanitize=thread)
+  else()
+    message(FATAL_ERROR "LATHE_SANITIZE must be address or thread (got \"${LATHE_SANITIZE}\")")
+  endif()
+  set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -gline-tables-only -DNDEBUG")
+  target_compile_options(lathe_common INTERFACE ${LATHE_SANITIZE_FLAGS} -fno-omit-frame-pointer)
+  target_link_options(lathe_common INTERFACE ${LATHE_SANITIZE_FLAGS})
+  # Every test's sanitizer options: the first report ends the test (so fails ctest), and only the
+  # uninstrumented libraries' known reports are suppressed (tests/sanitizers/*.supp say why).
+  set(supp ${PROJECT_SOURCE_DIR}/tests/sanitizers)
+  if(LATHE_SANITIZE STREQUAL "address")
+    set(LATHE_SANITIZE_ENV "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=${supp}/ubsan.supp"
+      "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1:suppressions=${supp}/asan.supp"
+      "LSAN_OPTIONS=suppressions=${supp}/lsan.supp:print_suppressions=0")
+  else()
+    set(LATHE_SANITIZE_ENV "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${supp}/tsan.supp")
+  endif()
+endif()
 # Only the shared libraries a binary uses become its dependencies (LibTorch's CMake config also
 # lists the CUDA runtime, which Lathe never calls; LibTorch's own libraries are kept explicitly).
 target_link_options(lathe_common INTERFACE -Wl,--as-needed)
@@ -38,7 +71,7 @@ target_compile_definitions(lathe_common INTERFACE
 # up to 38 s spinning). A macro, so LATHE_PYTHON (set by LatheTorch.cmake, included after this
 # file) is read when a test is added: on a first configure it is not yet defined here.
 macro(lathe_test_env out)
-  set(${out} "LATHE_PYTHON=${LATHE_PYTHON};OMP_WAIT_POLICY=PASSIVE")
+  set(${out} "LATHE_PYTHON=${LATHE_PYTHON};OMP_WAIT_POLICY=PASSIVE;${LATHE_SANITIZE_ENV}")
 endmacro()
 
 # Test helper: one executable per test source, registered with ctest.

@@ -7,6 +7,10 @@
 #                               build-debian/  LATHE_LIBTORCH=debian (Debian's LibTorch 1.13, CPU), GUI, the DEB
 #                               build-engine/  LATHE_ENGINE_ONLY=ON with Qt unfindable (LibTorch 2.11):
 #                                              the engine and lathe-cli only (its compiles come from ccache)
+#                               build-asan/    clang, LATHE_SANITIZE=address (ASan + UBSan), engine only, Debian's
+#                                              LibTorch: the engine's unit tests and the fuzz replays
+#                               build-tsan/    clang, LATHE_SANITIZE=thread (TSan): the engine's thread tests
+#                                              (tests/sanitizers/CMakeLists.txt)
 # "all" (what scripts/test.sh and so CI run) builds with LATHE_WERROR=ON: a warning in Lathe's code
 # fails the build. LATHE_BUILD_DIR moves build/; the others sit beside it.
 set -euo pipefail
@@ -49,6 +53,14 @@ case "$WHAT" in
     timed build-engine cmake --build "$BUILD-engine" -j"$(nproc)" --target lathe-cli
     configure "$BUILD-debian" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_TORCH_UNIT_TESTS=OFF
     timed build-debian cmake --build "$BUILD-debian" -j"$(nproc)"
+    # The sanitizer trees (README: Developers): clang 14, no Qt, Debian's CPU LibTorch (the wheel's
+    # CUDA libraries reserve address ranges that ASan's shadow memory needs).
+    CXX=clang++ configure "$BUILD-asan" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_ENGINE_ONLY=ON \
+      -DLATHE_SANITIZE=address
+    timed build-asan cmake --build "$BUILD-asan" -j"$(nproc)"
+    CXX=clang++ configure "$BUILD-tsan" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_ENGINE_ONLY=ON \
+      -DLATHE_SANITIZE=thread
+    timed build-tsan cmake --build "$BUILD-tsan" -j"$(nproc)" --target lathe_tsan_tests
     ;;
   *)
     echo "usage: scripts/build.sh [default|all]" >&2
