@@ -78,7 +78,7 @@ inline constexpr ParseLimit kOnnxFileBytes{"onnx.file_bytes", std::uint64_t(2) <
                                            "protobuf refuses messages over 2 GiB; refused before reading"};
 
 // lathe-cli serve requests (defaults of its options).
-inline constexpr ParseLimit kServeBodyBytes{"serve.body_bytes", std::uint64_t(16) << 20, "bytes",
+inline constexpr ParseLimit kServeBodyBytes{"serve.body_bytes", 16000000, "bytes",
                                             "default: a request body, whatever its framing (--max-body-mb)"};
 inline constexpr ParseLimit kServeJsonDepth{"serve.json_depth", 16, "levels",
                                             "a request body's nesting; an instance is at most 5 deep"};
@@ -152,8 +152,9 @@ inline std::uint64_t jsonNestingDepth(std::string_view text)
     return deepest;
 }
 
-// nlohmann::json has no depth limit of its own: every JSON file is checked with this before it
-// is parsed. Throws EngineError "where: JSON nested N levels deep, over the limit json.depth = 64".
+// nlohmann::json has no depth limit of its own (its parser copes with any depth, but what is
+// done with the value afterwards, comparing or printing, recurses): every JSON file is checked
+// with this before it is parsed. Throws EngineError "where: JSON nested N levels deep, over the limit json.depth = 64".
 inline void checkJsonDepth(std::string_view text, const std::string &where,
                            std::uint64_t maxDepth = parse_limits::kJsonDepth.value)
 {
