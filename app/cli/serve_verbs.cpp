@@ -1,5 +1,6 @@
 #include "serve_verbs.h"
 
+#include "engine/base/parse_limits.h"
 #include "engine/base/runtime_info.h"
 #include "engine/serve/serve.h"
 
@@ -35,8 +36,8 @@ void addServeVerbs(CLI::App &app, CliContext &context)
     {
         engine::serve::ServeOptions options;
         std::vector<std::string> models;
-        double maxBodyMb = 16;
-        double maxImageMegapixels = 40;
+        double maxBodyMb = double(engine::parse_limits::kServeBodyBytes.value) / 1e6;
+        double maxImageMegapixels = double(engine::parse_limits::kServeImagePixels.value) / 1e6;
         int torchThreads = 0;
     };
     auto args = std::make_shared<Args>();

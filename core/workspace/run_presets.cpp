@@ -1,6 +1,7 @@
 #include "workspace/run_presets.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/run/run_config.h"
 #include "workspace/atomic_file.h"
 #include "workspace/workspace_error.h"
@@ -104,9 +105,14 @@ RunPresets::Preset RunPresets::read(const QString &file)
     QFile f(file);
     if (!f.open(QIODevice::ReadOnly))
         throw engine::EngineError(file.toStdString() + ": cannot open (" + f.errorString().toStdString() + ")");
-    if (f.size() > (4 << 20))
-        throw engine::EngineError(file.toStdString() + ": too large for a preset");
-    const nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    if (std::uint64_t(f.size()) > engine::parse_limits::kRunConfigBytes.value)
+        throw engine::EngineError(file.toStdString() + ": too large for a preset ("
+                                  + engine::limitReason(std::uint64_t(f.size()), engine::parse_limits::kRunConfigBytes,
+                                                        engine::parse_limits::kRunConfigBytes.value)
+                                  + ")");
+    const std::string text = f.readAll().toStdString();
+    engine::checkJsonDepth(text, file.toStdString());
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object() || !j.contains("config") || !j["config"].is_object())
         throw engine::EngineError(file.toStdString() + ": not a Lathe preset (expected {\"version\": 1, \"name\": ..., \"config\": {...}})");
     if (j.contains("version") && (!j["version"].is_number_integer() || j["version"].get<long long>() > 1))

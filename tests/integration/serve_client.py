@@ -339,7 +339,7 @@ def main():
         (400, dict(body={"instances": [b64(png(100000, 100000))]}), "refused before decoding"),
         (400, dict(body={"instances": [b64(jpeg_with_size(images["HappyFish.jpg"], 65000, 65000))]}),
          "refused before decoding"),
-        (400, dict(body={"instances": [b64(png(1, 1, b"\x00\xff\x00\x00"))] * 65}), "more than the limit of 64"),
+        (400, dict(body={"instances": [b64(png(1, 1, b"\x00\xff\x00\x00"))] * 65}), "over the limit serve.instances = 64"),
         (400, dict(body={"signature_name": "nope", "instances": [b64(photo)]}), "not found in signature def"),
     ]
     for status, kwargs, contains in hostile:

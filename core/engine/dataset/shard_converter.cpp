@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
 #include "engine/base/staging_folder.h"
 #include "engine/formats/image_example.h"
@@ -181,16 +182,26 @@ T field(const json &object, const char *key, const std::string &where)
 DatasetManifest readDatasetManifest(const std::string &datasetDir)
 {
     const std::string path = (fs::path(datasetDir) / kManifest).string();
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         throw EngineError(path + ": not found (is this a converted dataset folder?)");
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        throw EngineError(path + ": cannot read (" + ec.message() + ")");
+    checkLimit(path, size, parse_limits::kDatasetManifestBytes);
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    checkJsonDepth(text, path);
     json doc;
     try {
-        doc = json::parse(in);
+        doc = json::parse(text);
     } catch (const json::parse_error &e) {
         throw EngineError(path + ": not valid JSON (" + e.what() + ")");
     }
-    if (!doc.is_object() || doc.value("format", std::string()) != kFormat)
+    // value() would throw nlohmann's type_error for a "format" that is not a string.
+    if (!doc.is_object() || !doc.contains("format") || doc["format"] != kFormat)
         throw EngineError(path + ": not a Lathe shard manifest (\"format\" is not \"" + kFormat + "\")");
     if (field<int>(doc, "version", path) > kManifestVersion)
         throw EngineError(path + ": written by a newer Lathe (version " + doc["version"].dump() + ")");

@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
+#include "engine/base/parse_limits.h"
 
 #include <nlohmann/json.hpp>
 #include <torch/types.h>
@@ -17,9 +18,6 @@
 
 namespace lathe::engine {
 namespace {
-
-// Header sizes above this are refused before reading them (the reference implementation's limit).
-constexpr std::uint64_t kMaxHeaderBytes = 100ull * 1000 * 1000;
 
 struct DtypeName
 {
@@ -85,6 +83,8 @@ Entry parseEntry(const std::string &path, const std::string &name, const nlohman
     const auto shape = value.find("shape");
     if (shape == value.end() || !shape->is_array())
         throw fail("no shape array");
+    if (shape->size() > parse_limits::kSafetensorsRank.value)
+        throw fail("shape of " + limitReason(shape->size(), parse_limits::kSafetensorsRank, parse_limits::kSafetensorsRank.value));
     std::uint64_t numel = 1;
     for (const nlohmann::json &d : *shape) {
         if (!d.is_number_unsigned())
@@ -111,6 +111,46 @@ Entry parseEntry(const std::string &path, const std::string &name, const nlohman
                    + shape->dump() + " needs " + std::to_string(bytes));
     return e;
 }
+
+// The first key of the top-level object that appears twice. A SAX handler rather than a parser
+// callback: nlohmann 3.11's callback parser scans the parent object at the end of every object
+// in it, quadratic in the tensor count (65536 tensors took minutes; found by the tensor-count
+// limit's test).
+struct TopLevelKeys : nlohmann::json_sax<nlohmann::json>
+{
+    int depth = 0;
+    std::set<std::string> seen;
+    std::string duplicate;
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t &) override { return true; }
+    bool string(string_t &) override { return true; }
+    bool binary(binary_t &) override { return true; }
+    bool start_object(std::size_t) override { return enter(); }
+    bool end_object() override { return leave(); }
+    bool start_array(std::size_t) override { return enter(); }
+    bool end_array() override { return leave(); }
+    bool enter()
+    {
+        ++depth;
+        return true;
+    }
+    bool leave()
+    {
+        --depth;
+        return true;
+    }
+    bool key(string_t &name) override
+    {
+        if (depth == 1 && !seen.insert(name).second && duplicate.empty())
+            duplicate = name;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override { return false; }
+};
 
 const char *dtypeNameOf(c10::ScalarType type, const std::string &path, const std::string &name)
 {
@@ -144,9 +184,10 @@ NamedTensors readSafetensors(const std::string &path, std::map<std::string, std:
     std::uint64_t headerSize = 0;
     for (int i = 7; i >= 0; --i)
         headerSize = (headerSize << 8) | sizeBytes[i];
-    if (headerSize > kMaxHeaderBytes)
-        throw EngineError(path + ": header size " + std::to_string(headerSize) + " exceeds the limit of "
-                          + std::to_string(kMaxHeaderBytes) + " bytes (not a safetensors file?)");
+    if (headerSize > parse_limits::kSafetensorsHeaderBytes.value)
+        throw EngineError(path + ": header is " + limitReason(headerSize, parse_limits::kSafetensorsHeaderBytes,
+                                                               parse_limits::kSafetensorsHeaderBytes.value)
+                          + " (not a safetensors file?)");
     if (headerSize > fileSize - 8)
         throw EngineError(path + ": header size " + std::to_string(headerSize) + " runs past the end of the file ("
                           + std::to_string(fileSize) + " bytes)");
@@ -158,25 +199,26 @@ NamedTensors readSafetensors(const std::string &path, std::map<std::string, std:
         throw EngineError(path + ": cannot read the header");
     if (header[0] != '{')
         throw EngineError(path + ": header is not a JSON object");
+    checkJsonDepth(header, path + ": header");
 
-    // nlohmann keeps the last of duplicate keys silently; the callback sees every key.
-    std::set<std::string> seen;
-    std::string duplicate;
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(header, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json &parsed) {
-            if (event == nlohmann::json::parse_event_t::key && depth == 1 && !seen.insert(parsed.get<std::string>()).second
-                && duplicate.empty())
-                duplicate = parsed.get<std::string>();
-            return true;
-        });
+        doc = nlohmann::json::parse(header);
     } catch (const nlohmann::json::exception &e) {
         throw EngineError(path + ": header is not valid JSON (" + e.what() + ")");
     }
     if (!doc.is_object())
         throw EngineError(path + ": header is not a JSON object");
-    if (!duplicate.empty())
-        throw EngineError(path + ": tensor name '" + duplicate + "' appears twice in the header");
+    // nlohmann keeps the last of duplicate keys silently: a second, SAX pass sees every key.
+    TopLevelKeys keys;
+    nlohmann::json::sax_parse(header, &keys);
+    if (!keys.duplicate.empty())
+        throw EngineError(path + ": tensor name '" + keys.duplicate + "' appears twice in the header");
+
+    const std::uint64_t tensorCount = doc.size() - (doc.contains("__metadata__") ? 1 : 0);
+    if (tensorCount > parse_limits::kSafetensorsTensors.value)
+        throw EngineError(path + ": holds " + limitReason(tensorCount, parse_limits::kSafetensorsTensors,
+                                                          parse_limits::kSafetensorsTensors.value));
 
     const std::uint64_t bufferSize = fileSize - 8 - headerSize;
     std::vector<Entry> entries;

@@ -1,6 +1,7 @@
 #include "engine/formats/torch_pth.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/types.h>
@@ -32,7 +33,12 @@ std::uint64_t le(const unsigned char *p, int bytes)
     return v;
 }
 
-using EntryCrcs = std::map<std::string, std::uint32_t>;
+struct ZipEntry
+{
+    std::uint32_t crc = 0;
+    std::uint64_t size = 0;
+};
+using EntryCrcs = std::map<std::string, ZipEntry>;
 
 EntryCrcs checkZipDirectory(const std::string &path)
 {
@@ -87,6 +93,9 @@ EntryCrcs checkZipDirectory(const std::string &path)
         cdSize = le(r + 40, 8);
         cdOffset = le(r + 48, 8);
     }
+    if (entries > parse_limits::kPthZipEntries.value)
+        throw EngineError(path + ": zip directory lists " + limitReason(entries, parse_limits::kPthZipEntries,
+                                                                         parse_limits::kPthZipEntries.value));
     const std::string cd = readAt(cdOffset, cdSize);
     const auto *c = reinterpret_cast<const unsigned char *>(cd.data());
     EntryCrcs crcs;
@@ -131,7 +140,7 @@ EntryCrcs checkZipDirectory(const std::string &path)
         if (localOffset > fileSize || size > fileSize - localOffset)
             throw EngineError(path + ": zip entry '" + name + "' runs past the end of the file (truncated?)");
         const std::size_t slash = name.find('/');
-        crcs[slash == std::string::npos ? name : name.substr(slash + 1)] = std::uint32_t(le(c + pos + 16, 4));
+        crcs[slash == std::string::npos ? name : name.substr(slash + 1)] = {std::uint32_t(le(c + pos + 16, 4)), size};
         pos += 46 + nameLen + extraLen + commentLen;
     }
     return crcs;
@@ -152,6 +161,13 @@ public:
 
     bool has(const std::string &record) { return m_zip.hasRecord(record); }
 
+    // The entry's size as its zip directory records it (0 when it is not there).
+    std::uint64_t size(const std::string &record) const
+    {
+        const auto it = m_crcs.find(record);
+        return it == m_crcs.end() ? 0 : it->second.size;
+    }
+
     std::pair<at::DataPtr, std::size_t> read(const std::string &record)
     {
         auto [data, size] = m_zip.getRecord(record); // size checked against the file beforehand
@@ -159,9 +175,9 @@ public:
         if (expected == m_crcs.end())
             throw EngineError(m_path + ": zip entry '" + record + "' is not in the zip directory");
         const auto actual = std::uint32_t(crc32_z(0, static_cast<const Bytef *>(data.get()), size));
-        if (actual != expected->second) {
+        if (actual != expected->second.crc) {
             char both[64];
-            std::snprintf(both, sizeof both, "recorded %08x, contents %08x", expected->second, actual);
+            std::snprintf(both, sizeof both, "recorded %08x, contents %08x", expected->second.crc, actual);
             throw EngineError(m_path + ": zip entry '" + record + "' fails its CRC-32 check (" + both
                               + "): the file is corrupt; download or copy it again");
         }
@@ -224,8 +240,6 @@ const char *kindName(Value::Kind k)
     }
     return "?";
 }
-
-constexpr int kMaxDepth = 64;
 
 struct StorageDtype
 {
@@ -312,8 +326,9 @@ private:
             throw fail("a container contains itself");
         child->sealed = true;
         parent.depth = std::max(parent.depth, child->depth + 1);
-        if (parent.depth > kMaxDepth)
-            throw fail("values nested more than " + std::to_string(kMaxDepth) + " deep");
+        if (std::uint64_t(parent.depth) > parse_limits::kPthPickleDepth.value)
+            throw fail("values nested " + std::to_string(parent.depth) + " levels deep, "
+                       + overLimit(parse_limits::kPthPickleDepth));
     }
     ValuePtr &mutableContainer(Value::Kind kind, const char *op)
     {
@@ -682,6 +697,9 @@ NamedTensors readTorchPth(const std::string &path)
         Archive zip(path);
         if (!zip.has("data.pkl"))
             throw EngineError(path + ": no data.pkl in the archive (a TorchScript module? load it as a custom backbone)");
+        // data.pkl is read whole: its size as recorded in the zip directory (which the reads are
+        // checked against) is checked first.
+        checkLimit(path + ": data.pkl", zip.size("data.pkl"), parse_limits::kPthPickleBytes);
         at::DataPtr pickle;
         std::size_t size = 0;
         std::tie(pickle, size) = zip.read("data.pkl");

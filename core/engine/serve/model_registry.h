@@ -7,6 +7,7 @@
 // flight finish on the version they started with; a version that fails is refused, logged
 // with the reason, and the one in service stays.
 
+#include "engine/base/parse_limits.h"
 #include "engine/serve/serve_metrics.h"
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,8 @@ struct RegistryOptions
     int maxBatch = 0;              // > 1: dynamic batching of up to this many instances
     int batchTimeoutMs = 2;        // how long the oldest request waits for a batch to fill
     int maxQueue = 256;            // requests waiting for a batch; more are refused (503)
-    int maxInstances = 64;         // instances per request
-    std::int64_t maxImagePixels = 40000000;
+    int maxInstances = int(parse_limits::kServeInstances.value); // instances per request
+    std::int64_t maxImagePixels = std::int64_t(parse_limits::kServeImagePixels.value);
     double pollSeconds = 1;        // version folders are looked for this often; 0: never
 };
 

@@ -37,7 +37,7 @@ struct ServeOptions
     std::string bind = "127.0.0.1";
     int port = 8501;                    // 0: any free port (the "listening" log line names it)
     int threads = 32;                   // HTTP worker threads (one per connection being served)
-    std::size_t maxBodyBytes = std::size_t(16) << 20;
+    std::size_t maxBodyBytes = std::size_t(parse_limits::kServeBodyBytes.value);
     std::string tokenFile;              // non-empty: every endpoint but /healthz needs "Authorization: Bearer <token>"
     bool accessLog = true;
     RegistryOptions registry;

@@ -71,8 +71,9 @@ void decodeImage(const ModelVersion &model, const nlohmann::json &b64, const std
         throw invalidArgument(path + ": only JPEG and PNG images are accepted (got " + formatName(header.format) + ")");
     if (header.width <= 0 || header.height <= 0 || header.pixels() > limits.maxImagePixels)
         throw invalidArgument(path + ": the image declares " + std::to_string(header.width) + "x" +
-                              std::to_string(header.height) + " pixels, more than the limit of " +
-                              std::to_string(limits.maxImagePixels) + " (--max-image-mpx); refused before decoding");
+                              std::to_string(header.height) + " = " + std::to_string(header.pixels()) + " pixels, " +
+                              overLimit(parse_limits::kServeImagePixels, std::uint64_t(limits.maxImagePixels)) +
+                              " (--max-image-mpx); refused before decoding");
     thread_local std::mt19937_64 rng(0); // the evaluation transform draws nothing
     try {
         model.transform->apply(bytes.data(), bytes.size(), rng, out);
@@ -152,8 +153,9 @@ void checkCount(std::size_t n, const std::string &path, const DecodeLimits &limi
     if (n == 0)
         throw invalidArgument(path + ": no instances (an empty batch)");
     if (n > std::size_t(limits.maxInstances))
-        throw invalidArgument(path + ": " + std::to_string(n) + " instances, more than the limit of " +
-                              std::to_string(limits.maxInstances) + " per request (--max-instances)");
+        throw invalidArgument(path + ": " + std::to_string(n) + " instances, " +
+                              overLimit(parse_limits::kServeInstances, std::uint64_t(limits.maxInstances)) +
+                              " per request (--max-instances)");
 }
 
 void checkSignature(const nlohmann::json &body, const std::vector<std::string> &accepted)
@@ -202,7 +204,8 @@ nlohmann::json parseRequestBody(std::string_view body, int maxDepth)
             inString = true;
         else if (ch == '[' || ch == '{') {
             if (++depth > maxDepth)
-                throw invalidArgument("JSON Parse error: nested deeper than " + std::to_string(maxDepth) + " levels");
+                throw invalidArgument("JSON Parse error: nested deeper than " + std::to_string(maxDepth) + " levels, " +
+                                      overLimit(parse_limits::kServeJsonDepth, std::uint64_t(maxDepth)));
         } else if (ch == ']' || ch == '}')
             --depth;
     }

@@ -5,6 +5,7 @@
 // checked field by field; every failure is a ServeError with the HTTP status TF Serving gives
 // (INVALID_ARGUMENT: 400) and a message naming the field.
 
+#include "engine/base/parse_limits.h"
 #include "engine/serve/served_model.h"
 #include "engine/serve/serve_error.h"
 
@@ -20,13 +21,16 @@ namespace lathe::engine::serve {
 
 struct DecodeLimits
 {
-    int maxInstances = 64;                   // instances (rows) per request
-    std::int64_t maxImagePixels = 40000000;  // declared by an image's header, refused before decoding
+    // engine/base/parse_limits.h: serve.instances and serve.image_pixels (declared by an image's
+    // header, refused before decoding) unless the command line says otherwise.
+    int maxInstances = int(parse_limits::kServeInstances.value);
+    std::int64_t maxImagePixels = std::int64_t(parse_limits::kServeImagePixels.value);
 };
 
-// A request body as JSON: at most maxDepth nested arrays/objects (checked before parsing, so
-// a deeply nested body costs no recursion). ServeError 400 with the parser's reason.
-nlohmann::json parseRequestBody(std::string_view body, int maxDepth = 16);
+// A request body as JSON: at most maxDepth (serve.json_depth) nested arrays/objects (checked
+// before parsing, so a deeply nested body costs no recursion). ServeError 400 with the parser's
+// reason.
+nlohmann::json parseRequestBody(std::string_view body, int maxDepth = int(parse_limits::kServeJsonDepth.value));
 
 // Base64 (standard or URL-safe alphabet, padding optional, CR/LF ignored). ServeError 400
 // naming what on bad characters or length.

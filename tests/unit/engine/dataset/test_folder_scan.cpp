@@ -1,3 +1,4 @@
+#include "engine/base/parse_limits.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/folder_scan.h"
 #include "engine/dataset/image_header.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <unistd.h>
 
@@ -253,6 +255,28 @@ TEST(FolderScan, HostileFilesGetTheRightStatusAndReason)
 // The demo's real Fashion-MNIST images (100 training, 20 validation and 20 test images of each of
 // ten classes): 28x28 garments on black, many of one class alike at a glance. Groups gather an
 // image's altered copies, not different garments chained together.
+// image.file_bytes (engine/base/parse_limits.h): a file of exactly the limit is read (and, being
+// zeros, found not to be an image); one byte more is refused unread, naming the limit. Sparse
+// files: the disk holds nothing.
+TEST(FolderScan, ImageFileBytesAtTheLimitAndOneOver)
+{
+    TempDir dir;
+    const fs::path root = dir.path() / "images";
+    fs::create_directories(root / "a");
+    for (const char *name : {"at.jpg", "over.jpg"}) {
+        std::ofstream(root / "a" / name, std::ios::binary).put('\0');
+        fs::resize_file(root / "a" / name, engine::parse_limits::kImageFileBytes.value + (name[0] == 'o' ? 1 : 0));
+    }
+    const auto images = byPath(scan(root));
+    ASSERT_EQ(images.count("a/at.jpg"), 1u);
+    EXPECT_EQ(images.at("a/at.jpg").status, engine::ImageStatus::Rejected);
+    EXPECT_NE(images.at("a/at.jpg").reason.find("not an image"), std::string::npos) << images.at("a/at.jpg").reason;
+    ASSERT_EQ(images.count("a/over.jpg"), 1u);
+    EXPECT_EQ(images.at("a/over.jpg").status, engine::ImageStatus::Rejected);
+    EXPECT_EQ(images.at("a/over.jpg").reason,
+              "file too large (1073741825 bytes, over the limit image.file_bytes = 1073741824)");
+}
+
 TEST(FolderScan, NearDuplicatesOfSmallImagesAreCopiesNotLookAlikes)
 {
     if (!fs::is_directory(engine::kFashionMnistDir))

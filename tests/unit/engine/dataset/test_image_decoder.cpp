@@ -2,6 +2,7 @@
 // grey+alpha, RGBA), TIFF, BMP, WebP, and hostile input.
 
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/dataset/image_decoder.h"
 #include "test_support.h"
 
@@ -434,6 +435,41 @@ TEST(ImageDecoder, HostileInputGivesEngineError)
     try {
         decodeBytes(noisy);
     } catch (const EngineError &) {
+    }
+}
+
+// image.pixels and image.side (engine/base/parse_limits.h), from PNG headers alone: at each
+// limit the header is accepted, one over it is refused naming the limit. 178956970 =
+// 416179 x 430; 178956971 = 3033169 x 59 (the pixel limit is checked first).
+TEST(ImageDecoder, PixelAndSideLimitsAtTheLimitAndOneOver)
+{
+    namespace pl = lathe::engine::parse_limits;
+    const auto header = [](int width, int height) {
+        const auto png = handPng(width, height, 2, 8, {});
+        return readCheckedHeader(png.data(), png.size());
+    };
+    EXPECT_EQ(std::uint64_t(header(416179, 430).pixels()), pl::kImagePixels.value);
+    std::string message;
+    try {
+        header(3033169, 59);
+    } catch (const EngineError &e) {
+        message = e.what();
+    }
+    EXPECT_EQ(message, "image of 3033169x59 = 178956971 pixels, over the limit image.pixels = 178956970 (possible "
+                       "decompression bomb)");
+
+    EXPECT_EQ(header(int(pl::kImageSide.value), 1).width, int(pl::kImageSide.value));
+    EXPECT_EQ(header(1, int(pl::kImageSide.value)).height, int(pl::kImageSide.value));
+    for (const auto &[w, h] : {std::pair{int(pl::kImageSide.value) + 1, 1}, std::pair{1, int(pl::kImageSide.value) + 1}}) {
+        message.clear();
+        try {
+            header(w, h);
+        } catch (const EngineError &e) {
+            message = e.what();
+        }
+        EXPECT_EQ(message, "image of " + std::to_string(w) + "x" + std::to_string(h)
+                               + " pixels, over the limit image.side = 1000000 for its longer side (possible "
+                                 "decompression bomb)");
     }
 }
 

@@ -1,3 +1,4 @@
+#include "engine/base/parse_limits.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/dataset/shard_dataset.h"
@@ -7,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -226,6 +229,53 @@ TEST(ShardConverter, VerifyNamesEveryKindOfCorruption)
         FAIL();
     } catch (const engine::EngineError &e) {
         EXPECT_NE(std::string(e.what()).find("dataset.json: not valid JSON"), std::string::npos) << e.what();
+    }
+}
+
+// dataset.manifest_bytes and json.depth (engine/base/parse_limits.h) at the limit and one over:
+// a real manifest padded with spaces to exactly the limit is read, one byte more is refused.
+TEST(ShardConverter, ManifestLimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    TempDir dir;
+    const fs::path out = dir.path() / "shards";
+    engine::convertFolder(optionsFor(makeFolder(dir), out));
+    const fs::path manifest = out / "dataset.json";
+    const std::uintmax_t written = fs::file_size(manifest);
+    {
+        std::ofstream pad(manifest, std::ios::binary | std::ios::app);
+        const std::string spaces(std::size_t(1) << 20, ' ');
+        for (std::uintmax_t left = pl::kDatasetManifestBytes.value - written; left > 0;) {
+            const std::size_t n = std::size_t(std::min<std::uintmax_t>(left, spaces.size()));
+            pad.write(spaces.data(), std::streamsize(n));
+            left -= n;
+        }
+    }
+    ASSERT_EQ(fs::file_size(manifest), pl::kDatasetManifestBytes.value);
+    EXPECT_EQ(engine::readDatasetManifest(out.string()).records, 6u);
+    std::ofstream(manifest, std::ios::binary | std::ios::app) << ' ';
+    std::string message;
+    try {
+        engine::readDatasetManifest(out.string());
+    } catch (const engine::EngineError &e) {
+        message = e.what();
+    }
+    EXPECT_EQ(message, manifest.string() + ": 268435457 bytes, over the limit dataset.manifest_bytes = 268435456");
+
+    // Nested to json.depth the manifest is parsed (and its format refused); one level more is not.
+    for (const std::uint64_t depth : {pl::kJsonDepth.value, pl::kJsonDepth.value + 1}) {
+        std::ofstream(manifest, std::ios::binary | std::ios::trunc)
+            << "{\"format\": " << std::string(depth - 1, '[') << std::string(depth - 1, ']') << "}";
+        message.clear();
+        try {
+            engine::readDatasetManifest(out.string());
+        } catch (const engine::EngineError &e) {
+            message = e.what();
+        }
+        if (depth == pl::kJsonDepth.value)
+            EXPECT_NE(message.find("not a Lathe shard manifest"), std::string::npos) << message;
+        else
+            EXPECT_EQ(message, manifest.string() + ": JSON nested 65 levels deep, over the limit json.depth = 64");
     }
 }
 

@@ -1,4 +1,5 @@
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/formats/safetensors.h"
 #include "engine/formats/torch_pth.h"
 #include "engine/models/model_builder.h"
@@ -219,7 +220,7 @@ TEST(Safetensors, HostileFilesGiveErrorsNamingFileAndReason)
     } cases[] = {
         {"zero_byte", "", "shorter than the 8-byte header size"},
         {"seven_bytes", std::string(7, '\x01'), "shorter than the 8-byte header size"},
-        {"huge_header", u64le(std::uint64_t(1) << 40) + "{}", "exceeds the limit"},
+        {"huge_header", u64le(std::uint64_t(1) << 40) + "{}", "over the limit safetensors.header_bytes = 100000000"},
         {"header_past_end", u64le(1000) + "{\"a\":1}", "runs past the end of the file"},
         {"not_json", safetensorsBytes("{\"a\": [1, 2", ""), "not valid JSON"},
         {"json_array", safetensorsBytes("[1, 2, 3]", ""), "not a JSON object"},
@@ -275,6 +276,68 @@ TEST(Safetensors, HostileFilesGiveErrorsNamingFileAndReason)
     EXPECT_NE(errorOf([&] { engine::readSafetensors(tmp.file("absent.safetensors")); }).find("cannot open"),
               std::string::npos);
     EXPECT_NE(errorOf([&] { engine::readSafetensors(tmp.path().string()); }).find("not a regular file"), std::string::npos);
+}
+
+// The safetensors limits (engine/base/parse_limits.h), each at the limit (read) and one over
+// (refused, naming the limit). The header size is reached through the declared size: at the
+// limit the reader goes on to find the file too short.
+TEST(Safetensors, LimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    TempDir tmp;
+    const std::string path = tmp.file("limit.safetensors");
+    const auto refusal = [&](const std::string &bytes) {
+        writeFile(path, bytes);
+        return errorOf([&] { engine::readSafetensors(path); });
+    };
+
+    std::string message = refusal(u64le(pl::kSafetensorsHeaderBytes.value) + "{}");
+    EXPECT_NE(message.find("runs past the end of the file"), std::string::npos) << message;
+    message = refusal(u64le(pl::kSafetensorsHeaderBytes.value + 1) + "{}");
+    EXPECT_NE(message.find(path + ": header is 100000001 bytes, over the limit safetensors.header_bytes = 100000000"),
+              std::string::npos)
+        << message;
+
+    // safetensors.tensors: that many empty tensors are read; one more is refused.
+    const auto manyTensors = [](std::uint64_t n) {
+        std::string header = "{";
+        for (std::uint64_t i = 0; i < n; ++i)
+            header += (i ? ",\"t" : "\"t") + std::to_string(i) + R"(":{"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
+        return safetensorsBytes(header + "}", "");
+    };
+    writeFile(path, manyTensors(pl::kSafetensorsTensors.value));
+    EXPECT_EQ(engine::readSafetensors(path).size(), pl::kSafetensorsTensors.value);
+    message = refusal(manyTensors(pl::kSafetensorsTensors.value + 1));
+    EXPECT_NE(message.find(path + ": holds 65537 tensors, over the limit safetensors.tensors = 65536"), std::string::npos)
+        << message;
+
+    // safetensors.rank: a shape of 64 ones is read; 65 are refused.
+    const auto ofRank = [](std::uint64_t rank) {
+        std::string shape;
+        for (std::uint64_t i = 0; i < rank; ++i)
+            shape += i ? ",1" : "1";
+        return safetensorsBytes(R"({"a":{"dtype":"U8","shape":[)" + shape + R"(],"data_offsets":[0,1]}})", "x");
+    };
+    writeFile(path, ofRank(pl::kSafetensorsRank.value));
+    const NamedTensors ranked = engine::readSafetensors(path);
+    ASSERT_EQ(ranked.size(), 1u);
+    EXPECT_EQ(std::uint64_t(ranked[0].second.dim()), pl::kSafetensorsRank.value);
+    message = refusal(ofRank(pl::kSafetensorsRank.value + 1));
+    EXPECT_NE(message.find(path + ": tensor 'a': shape of 65 dimensions, over the limit safetensors.rank = 64"),
+              std::string::npos)
+        << message;
+
+    // json.depth: the header object, a tensor's object and an ignored field nested to the limit.
+    const auto nested = [](std::uint64_t depth) {
+        const std::string arrays = std::string(depth - 2, '[') + std::string(depth - 2, ']');
+        return safetensorsBytes(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":)" + arrays + "}}", "x");
+    };
+    writeFile(path, nested(pl::kJsonDepth.value));
+    EXPECT_EQ(engine::readSafetensors(path).size(), 1u);
+    message = refusal(nested(pl::kJsonDepth.value + 1));
+    EXPECT_NE(message.find(path + ": header: JSON nested 65 levels deep, over the limit json.depth = 64"),
+              std::string::npos)
+        << message;
 }
 
 TEST(Safetensors, ReadsFilesOfAnIndependentWriter)
@@ -400,7 +463,7 @@ TEST(TorchPth, HostileArchivesGiveErrorsNamingFileAndReason)
         {"no_tensors", std::string("\x80\x02}."), {}, "holds no tensors"},
         {"self_reference", B("\x80\x02]q\x00" "h\x00" "a."), {}, "contains itself"},
         {"deep_nesting", std::string("\x80\x02") + std::string(200, ']') + std::string(199, 'a') + ".", {},
-         "nested more than"},
+         "over the limit pth.pickle_depth = 64"},
         {"mutate_after_use", B("\x80\x02]q\x00" "]h\x00" "ah\x00" "]a."), {}, "already part of another value"},
         {"call_storage_type", std::string("\x80\x02") + "ctorch\nFloatStorage\n)R.", {}, "REDUCE calls a storage type"},
         {"stack_underflow", std::string("\x80\x02s."), {}, "stack underflow"},
@@ -434,6 +497,64 @@ TEST(TorchPth, HostileArchivesGiveErrorsNamingFileAndReason)
     writeFile(tmp.file("text.pth"), "PK but not a zip at all");
     EXPECT_NE(errorOf([&] { engine::readWeightsFile(tmp.file("text.pth")); }).find(tmp.file("text.pth")),
               std::string::npos);
+}
+
+// The .pth limits (engine/base/parse_limits.h), each at the limit (read) and one over (refused,
+// naming the limit).
+TEST(TorchPth, LimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    TempDir tmp;
+    const std::string path = tmp.file("limit.pth");
+    const std::string floats4(16, '\0');
+    const std::string plain = tensorPickle("K\x04\x85", "K\x01\x85", 0, 4);
+
+    // pth.pickle_depth: the state dict holds, beside its tensor, lists nested inside each other.
+    const auto withNesting = [&](std::uint64_t depth) {
+        std::string pickle = plain;
+        pickle.insert(pickle.size() - 2, binunicode("n") + std::string(depth, ']') + std::string(depth - 1, 'a'));
+        return pickle;
+    };
+    writePth(path, withNesting(pl::kPthPickleDepth.value), {{"0", floats4}});
+    EXPECT_EQ(engine::readTorchPth(path).size(), 1u);
+    writePth(path, withNesting(pl::kPthPickleDepth.value + 1), {{"0", floats4}});
+    std::string message = errorOf([&] { engine::readTorchPth(path); });
+    EXPECT_NE(message.find(path + ": data.pkl: values nested 65 levels deep, over the limit pth.pickle_depth = 64"),
+              std::string::npos)
+        << message;
+
+    // pth.pickle_bytes: data.pkl padded after its STOP to exactly the limit, then one byte more.
+    std::string padded = plain;
+    padded.resize(pl::kPthPickleBytes.value, '\0');
+    writePth(path, padded, {{"0", floats4}});
+    EXPECT_EQ(engine::readTorchPth(path).size(), 1u);
+    padded.push_back('\0');
+    writePth(path, padded, {{"0", floats4}});
+    message = errorOf([&] { engine::readTorchPth(path); });
+    EXPECT_NE(message.find(path + ": data.pkl: 67108865 bytes, over the limit pth.pickle_bytes = 67108864"),
+              std::string::npos)
+        << message;
+    padded = {};
+
+    // pth.zip_entries: the archive padded with empty records to exactly the limit, then one more.
+    writePth(path, plain, {{"0", floats4}});
+    const std::string base = readFile(path);
+    const std::size_t eocd = base.rfind(std::string("PK\x05\x06", 4));
+    ASSERT_NE(eocd, std::string::npos);
+    const std::uint64_t baseEntries = std::uint8_t(base[eocd + 10]) | std::uint64_t(std::uint8_t(base[eocd + 11])) << 8;
+    const auto withEntries = [&](std::uint64_t entries) {
+        std::vector<std::pair<std::string, std::string>> storages = {{"0", floats4}};
+        for (std::uint64_t i = baseEntries; i < entries; ++i)
+            storages.emplace_back("pad" + std::to_string(i), "");
+        writePth(path, plain, storages);
+    };
+    withEntries(pl::kPthZipEntries.value);
+    EXPECT_EQ(engine::readTorchPth(path).size(), 1u);
+    withEntries(pl::kPthZipEntries.value + 1);
+    message = errorOf([&] { engine::readTorchPth(path); });
+    EXPECT_NE(message.find(path + ": zip directory lists 65537 entries, over the limit pth.zip_entries = 65536"),
+              std::string::npos)
+        << message;
 }
 
 // ---------------------------------------------------------------------------------------------
