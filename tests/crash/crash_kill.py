@@ -288,6 +288,11 @@ def scenario_train(cli, work, rng):
             killed = kill_at(proc, time.monotonic() + delay)
             where = f"run {runs}, kill {kills} after {delay:.3f} s"
             appended = json_lines(metrics, offset)
+            resumed = [e for e in appended if e.get("type") == "resumed"]
+            if previous >= 0 and resumed:
+                check(resumed[0].get("step") == previous,
+                      f"{where}: --resume started at step {resumed[0].get('step')}, the newest complete checkpoint "
+                      f"was {previous}")
             if not killed:
                 check(proc.returncode == 0, f"{where}: training failed by itself: {open(log).read()[-2000:]}")
                 check(any(e.get("type") == "finished" for e in appended), f"{where}: ended without a finished event")
@@ -295,11 +300,6 @@ def scenario_train(cli, work, rng):
             kills += 1
             first = False
             newest, offered = checkpoint_state(run_dir, where)
-            resumed = [e for e in appended if e.get("type") == "resumed"]
-            if previous >= 0 and resumed:
-                check(resumed[0].get("step") == previous,
-                      f"{where}: --resume started at step {resumed[0].get('step')}, the newest complete checkpoint "
-                      f"was {previous}")
             reported = max([e["step"] for e in appended if e.get("type") == "checkpoint"], default=-1)
             reached = max([e["step"] for e in appended if e.get("type") == "step"], default=-1)
             check(newest >= reported, f"{where}: the process reported checkpoint {reported}, the newest complete one "
