@@ -334,9 +334,14 @@ torch::Tensor evaluate(const onnx::NodeProto &node, const Values &v)
     torch::Tensor out;
     try {
         out = runNode(node, v);
+    } catch (const EngineError &) {
+        throw;
     } catch (const c10::Error &e) {
         // LibTorch refusing the node's inputs (shapes, dtypes, attributes of a malformed file).
         throw EngineError(where(node) + ": " + e.what_without_backtrace());
+    } catch (const std::exception &e) {
+        // The same from a LibTorch that throws std::runtime_error (Debian's 1.13 does).
+        throw EngineError(where(node) + ": " + e.what());
     }
     if (node.op_type() != "Cast" && out.is_floating_point() && halfInputs(node, v))
         out = out.to(torch::kHalf);
