@@ -25,8 +25,8 @@ target_compile_options(lathe_common INTERFACE -Wall -Wextra -Wno-unused-paramete
 # engine only, Debian's CPU LibTorch (uninstrumented: tests/sanitizers/ names its known reports).
 #   address  AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer, any report fatal
 #   thread   ThreadSanitizer
-# -O1 and line tables only: what the sanitizers' stack traces need, and the cold build of the two
-# trees costs about a third less than with RelWithDebInfo's -O2 -g.
+# -O1 and line tables only: what the sanitizers' stack traces need, and cheaper to compile than
+# RelWithDebInfo's -O2 -g (the two trees are built cold on a new machine).
 set(LATHE_SANITIZE "" CACHE STRING "Sanitizer build: address (ASan+UBSan) or thread (TSan); empty: none")
 set_property(CACHE LATHE_SANITIZE PROPERTY STRINGS "" address thread)
 if(LATHE_SANITIZE)

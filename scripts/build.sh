@@ -54,7 +54,7 @@ case "$WHAT" in
     configure "$BUILD-debian" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_TORCH_UNIT_TESTS=OFF
     timed build-debian cmake --build "$BUILD-debian" -j"$(nproc)"
     # The sanitizer trees (README: Developers): clang 14, no Qt, Debian's CPU LibTorch (the wheel's
-    # CUDA libraries reserve address ranges that ASan's shadow memory needs).
+    # CUDA libraries stay out of the sanitizers' address space).
     CXX=clang++ configure "$BUILD-asan" -DLATHE_LIBTORCH=debian -DLATHE_WERROR=ON -DLATHE_ENGINE_ONLY=ON \
       -DLATHE_SANITIZE=address
     timed build-asan cmake --build "$BUILD-asan" -j"$(nproc)"
