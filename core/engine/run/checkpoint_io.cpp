@@ -3,6 +3,7 @@
 #include "engine/base/clock.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/file_io.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
 #include "engine/run/run_folder.h"
 #include "engine/run/run_layout.h"
@@ -19,7 +20,18 @@ namespace fs = std::filesystem;
 namespace lathe::engine {
 namespace {
 
-constexpr std::uintmax_t kMaxSidecarBytes = std::uintmax_t(64) << 20;
+// A sidecar's JSON, checked against checkpoint.sidecar_bytes and json.depth before parsing
+// (engine/base/parse_limits.h): sidecars travel with checkpoints from other machines.
+nlohmann::json parseSidecar(const std::string &path)
+{
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec)
+        checkLimit(path, size, parse_limits::kCheckpointSidecarBytes);
+    const std::string text = readSmallFile(path, parse_limits::kCheckpointSidecarBytes.value);
+    checkJsonDepth(text, path);
+    return nlohmann::json::parse(text);
+}
 
 using run_layout::stepStem;
 
@@ -153,7 +165,7 @@ void checkFileEntry(const std::string &sidecar, const fs::path &folder, const nl
 std::int64_t stepInSidecar(const std::string &path)
 {
     try {
-        const nlohmann::json j = nlohmann::json::parse(readSmallFile(path, kMaxSidecarBytes));
+        const nlohmann::json j = parseSidecar(path);
         if (j.is_object() && j.contains("step") && j["step"].is_number_integer())
             return j["step"].get<std::int64_t>();
     } catch (const std::exception &) {
@@ -349,7 +361,7 @@ std::string writeCheckpoint(const std::string &runDir, std::int64_t step, const 
         const std::string bestPath = (folder / run_layout::kBestSidecar).string();
         try {
             if (fs::exists(bestPath, ec)) {
-                const nlohmann::json best = nlohmann::json::parse(readSmallFile(bestPath, kMaxSidecarBytes));
+                const nlohmann::json best = parseSidecar(bestPath);
                 if (best.is_object() && best.value("best_metric", std::string()) == policy.bestMetric)
                     previous = finiteNumber(best, "best_value");
             }
@@ -376,7 +388,7 @@ nlohmann::json checkCheckpoint(const std::string &sidecarPath, bool verify)
         throw EngineError(sidecarPath + ": missing (no such checkpoint, or one cut short)");
     nlohmann::json sidecar;
     try {
-        sidecar = nlohmann::json::parse(readSmallFile(sidecarPath, kMaxSidecarBytes));
+        sidecar = parseSidecar(sidecarPath);
     } catch (const nlohmann::json::exception &e) {
         throw EngineError(sidecarPath + ": not valid JSON (" + e.what() + ")");
     }
@@ -521,7 +533,7 @@ CheckpointRef resolveCheckpoint(const std::string &runDir, const std::string &wh
         // A JSON file beside weights need not be a sidecar (an export's model.json is not).
         bool isSidecar = true;
         try {
-            const nlohmann::json j = nlohmann::json::parse(readSmallFile(sidecar, kMaxSidecarBytes));
+            const nlohmann::json j = parseSidecar(sidecar);
             isSidecar = j.is_object() && j.contains("format_version") && j.contains("files");
         } catch (const std::exception &) {
             isSidecar = file.extension() == run_layout::kSidecarSuffix;

@@ -1,6 +1,7 @@
 // Checkpoints: round trip, keep-K, best/last, crash leftovers, hostile sidecars, and a model
 // file that torchvision loads with strict=True.
 #include "engine/base/engine_error.h"
+#include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
 #include "engine/models/model_builder.h"
 #include "engine/models/weights_io.h"
@@ -462,4 +463,34 @@ TEST(CheckpointIo, ModelFileLoadsIntoTorchvisionStrict)
     ASSERT_EQ(std::sscanf(out.c_str(), "fc %lf keys %d", &pySum, &keys), 2) << out;
     EXPECT_NEAR(pySum, fcSum, 1e-9);
     EXPECT_EQ(static_cast<std::size_t>(keys), model.size());
+}
+
+// checkpoint.sidecar_bytes and json.depth (engine/base/parse_limits.h) at the limit and one over:
+// at the limit the sidecar is parsed (and refused for lacking its fields), over it it is not read.
+TEST(CheckpointIo, SidecarLimitsAtTheLimitAndOneOver)
+{
+    namespace pl = engine::parse_limits;
+    TempDir tmp;
+    const std::string path = tmp.file("step-1.json");
+    const auto write = [&](const std::string &text) { std::ofstream(path, std::ios::binary) << text; };
+    std::string text = "{}";
+    text.resize(pl::kCheckpointSidecarBytes.value, ' ');
+    write(text);
+    std::string message = errorOf([&] { engine::checkCheckpoint(path); });
+    EXPECT_NE(message.find("format_version"), std::string::npos) << message;
+    EXPECT_EQ(message.find("over the limit"), std::string::npos) << message;
+    write(text + " ");
+    EXPECT_EQ(errorOf([&] { engine::checkCheckpoint(path); }),
+              path + ": 67108865 bytes, over the limit checkpoint.sidecar_bytes = 67108864");
+    text = {};
+
+    const auto nested = [](std::uint64_t depth) {
+        return R"({"x": )" + std::string(depth - 1, '[') + std::string(depth - 1, ']') + "}";
+    };
+    write(nested(pl::kJsonDepth.value));
+    message = errorOf([&] { engine::checkCheckpoint(path); });
+    EXPECT_NE(message.find("format_version"), std::string::npos) << message;
+    write(nested(pl::kJsonDepth.value + 1));
+    EXPECT_EQ(errorOf([&] { engine::checkCheckpoint(path); }),
+              path + ": JSON nested 65 levels deep, over the limit json.depth = 64");
 }
