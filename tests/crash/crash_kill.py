@@ -174,10 +174,14 @@ def scenario_convert(cli, work, rng):
     leftovers = glob.glob(os.path.join(work, ".out-*.partial-*"))
     print(f"outcomes: {outcomes}; staging folders left by killed conversions: {len(leftovers)}")
     check(outcomes["absent"] > 0, "no kill landed inside a conversion (raise the window)")
-    # A killed conversion's folder takes a new conversion.
+    # A killed conversion's folder takes a new conversion, which also removes the staging folder
+    # the killed one left (its process is gone).
     if absent_example:
+        name = os.path.basename(absent_example)
         run([cli, "convert", images, absent_example] + args)
         run([cli, "verify", absent_example])
+        left = glob.glob(os.path.join(work, f".{name}.partial-*"))
+        check(not left, f"the new conversion of {absent_example} left the killed one's staging folder: {left}")
 
 
 # ---------------------------------------------------------------------------------------------
