@@ -120,7 +120,9 @@ std::string statusText(int status, const httplib::Request &req, std::size_t maxB
     switch (status) {
     case 400: return "Malformed HTTP request";
     case 404: return "Malformed request: " + req.method + " " + req.path;
-    case 413: return "the request body is larger than the limit of " + std::to_string(maxBody) + " bytes (--max-body-mb)";
+    case 413:
+        return std::string("the request body is larger than the limit ") + parse_limits::kServeBodyBytes.name + " = "
+               + std::to_string(maxBody) + " bytes (--max-body-mb)";
     case 414: return "the request URI is too long";
     case 416: return "range not satisfiable";
     default: return "HTTP status " + std::to_string(status);
