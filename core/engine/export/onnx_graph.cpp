@@ -123,7 +123,8 @@ torch::Tensor tensorFromProto(const onnx::TensorProto &proto, const std::string 
             throw EngineError(what + ": tensor '" + proto.name() + "' holds " + std::to_string(proto.raw_data().size()) +
                               " bytes, its shape needs " + std::to_string(bytes));
         torch::Tensor out = torch::empty(dims, torch::TensorOptions().dtype(type));
-        std::memcpy(out.data_ptr(), proto.raw_data().data(), bytes);
+        if (bytes > 0) // an empty tensor has no data pointer to copy to (found by fuzz_onnx)
+            std::memcpy(out.data_ptr(), proto.raw_data().data(), bytes);
         return out;
     }
     const std::int64_t values = type == torch::kFloat  ? proto.float_data_size()
@@ -133,6 +134,8 @@ torch::Tensor tensorFromProto(const onnx::TensorProto &proto, const std::string 
         throw EngineError(what + ": tensor '" + proto.name() + "' holds " + std::to_string(values) + " values, its shape needs " +
                           std::to_string(count));
     torch::Tensor out = torch::empty(dims, torch::TensorOptions().dtype(type));
+    if (count == 0) // nothing to copy, and no pointers to copy between (found by fuzz_onnx)
+        return out;
     switch (type) {
     case torch::kFloat:
         std::memcpy(out.data_ptr(), proto.float_data().data(), bytes);
