@@ -31,6 +31,10 @@ using Values = std::unordered_map<std::string, torch::Tensor>;
 // target, a convolution's padded input): 2^28 (1 GiB of float32). Larger ones come from
 // malformed files, not from the classifiers Lathe writes; they are refused before allocating.
 constexpr std::int64_t kMaxValueElements = std::int64_t(1) << 28;
+// Expand's target, tighter: Lathe's graphs expand a class token over the batch ([N, 1, width]);
+// a 3 KB file expanding to 2^28 elements made every later node allocate as much (3.5 GB,
+// found by fuzz_onnx). 2^24 elements is 64 MiB of float32.
+constexpr std::int64_t kMaxExpandElements = std::int64_t(1) << 24;
 
 std::string where(const onnx::NodeProto &node)
 {
@@ -126,9 +130,10 @@ torch::Tensor runNode(const onnx::NodeProto &node, const Values &v)
             pads = {0, 0, 0, 0};
         if (x.dim() != 4 || strides.size() != 2 || pads.size() != 4 || dil.size() != 2)
             throw EngineError(where(node) + ": only 2-D convolutions are supported");
-        for (std::int64_t p : pads)
-            if (p < 0 || p > 65536)
-                throw EngineError(where(node) + ": pads must be 0..65536");
+        // Pads beyond the kernel only add outputs computed from padding alone; Lathe writes k / 2.
+        if (w.dim() != 4 || pads[0] < 0 || pads[1] < 0 || pads[2] < 0 || pads[3] < 0 || pads[0] > w.size(2) ||
+            pads[2] > w.size(2) || pads[1] > w.size(3) || pads[3] > w.size(3))
+            throw EngineError(where(node) + ": pads must be 0 up to the kernel's size");
         if (double(x.size(0)) * double(x.size(1)) * double(x.size(2) + pads[0] + pads[2]) *
                 double(x.size(3) + pads[1] + pads[3]) > double(kMaxValueElements))
             throw EngineError(where(node) + ": the padded input would exceed " + std::to_string(kMaxValueElements) +
@@ -301,8 +306,8 @@ torch::Tensor runNode(const onnx::NodeProto &node, const Values &v)
         for (std::int64_t d : out) {
             if (d < 0)
                 throw EngineError(where(node) + ": negative dimension in the shape");
-            if (d > 0 && elements > kMaxValueElements / d)
-                throw EngineError(where(node) + ": the expanded value would exceed " + std::to_string(kMaxValueElements) +
+            if (d > 0 && elements > kMaxExpandElements / d)
+                throw EngineError(where(node) + ": the expanded value would exceed " + std::to_string(kMaxExpandElements) +
                                   " elements");
             elements *= d;
         }
