@@ -6,6 +6,9 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   cmake ninja-build g++ ccache pkg-config libgtest-dev
+  # the sanitizer trees (build-asan/, build-tsan/) and scripts/fuzz.sh: clang 14 with compiler-rt's
+  # sanitizer and libFuzzer runtimes
+  clang libclang-rt-14-dev
   # packaging: DEB dependencies, man page, desktop and AppStream checks
   dpkg-dev help2man appstream desktop-file-utils libxml2-utils
   # Qt 6 (widgets, SQL with the SQLite driver, tools, linguist) and plotting
