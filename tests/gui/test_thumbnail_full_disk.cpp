@@ -28,13 +28,11 @@ public:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (!m_namespaceError.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("no private mount namespace here (%1)").arg(m_namespaceError)));
         QVERIFY(m_tmp.isValid());
         m_disk = m_tmp.filePath(QStringLiteral("disk"));
-        const QString error = test::mountTmpfs(m_disk, "1m");
-        if (!error.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("cannot mount a tmpfs here (%1)").arg(error)));
+        const QString skip = test::mountTestDisk(m_namespaceError, m_disk, "1m");
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
         m_mounted = true;
         // A picture outside the small file system, noisy so its thumbnail's PNG is not tiny.
         QImage picture(300, 200, QImage::Format_RGB32);

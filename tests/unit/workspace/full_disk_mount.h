@@ -45,6 +45,19 @@ inline QString mountTmpfs(const QString &dir, const char *size)
     return {};
 }
 
+// The tests' set-up: a tmpfs of size on dir inside the private namespace main() entered
+// (namespaceError: what enterPrivateMountNamespace returned). Empty when mounted, else the
+// reason to skip.
+inline QString mountTestDisk(const QString &namespaceError, const QString &dir, const char *size)
+{
+    if (!namespaceError.isEmpty())
+        return QStringLiteral("no private mount namespace here (%1)").arg(namespaceError);
+    const QString error = mountTmpfs(dir, size);
+    if (!error.isEmpty())
+        return QStringLiteral("cannot mount a tmpfs here (%1)").arg(error);
+    return {};
+}
+
 inline void unmount(const QString &dir)
 {
     ::umount2(QFile::encodeName(dir).constData(), MNT_DETACH);
