@@ -22,6 +22,8 @@ PACKAGES=(
   zlib1g-dev libssl-dev libsqlite3-dev sqlite3 libprotobuf-dev protobuf-compiler libonnx-dev nlohmann-json3-dev libcli11-dev
   # lathe-cli serve: the HTTP server library, and wrk for its benchmark (tests/bench/bench_serve.sh)
   libcpp-httplib-dev wrk
+  # the TFLite exporter: FlatBuffers compiler (flatc generates the schema subset's C++ header) and headers
+  flatbuffers-compiler libflatbuffers-dev
   # real data for the demo and the tests
   dataset-fashion-mnist darknet opencv-doc
   # the project venv (scripts/install-python.sh) is made with the Python on PATH, or Debian's with venv
