@@ -1,6 +1,7 @@
 // FP16 conversion and INT8 post-training static quantisation (QDQ) of Lathe's ONNX graphs.
 
 #include "engine/export/onnx_export.h"
+#include "engine/export/calibration.h"
 #include "engine/export/onnx_graph.h"
 
 #include "engine/base/engine_error.h"
@@ -52,84 +53,6 @@ bool keepsFloat32(const onnx::NodeProto &n)
             return true;
     }
     return false;
-}
-
-struct Histogram
-{
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = -std::numeric_limits<double>::infinity();
-    double absMax = 0;
-    std::vector<double> counts; // of |x| over [0, absMax]
-};
-
-constexpr int kBins = 2048;
-
-// TensorRT's entropy calibration on the |x| histogram: the threshold whose quantised
-// distribution (levels bins) loses the least information (KL divergence).
-double entropyThreshold(const Histogram &h, int levels)
-{
-    const std::vector<double> &hist = h.counts;
-    const double binWidth = h.absMax / kBins;
-    double bestKl = std::numeric_limits<double>::infinity();
-    int bestI = kBins;
-    for (int i = levels; i <= kBins; i += 16) {
-        std::vector<double> p(hist.begin(), hist.begin() + i);
-        double outliers = 0;
-        for (int j = i; j < kBins; ++j)
-            outliers += hist[std::size_t(j)];
-        p.back() += outliers;
-        // Quantise the first i bins into `levels` groups, spreading each group's mass over its
-        // non-empty bins.
-        std::vector<double> q(std::size_t(i), 0);
-        const double perLevel = double(i) / levels;
-        for (int l = 0; l < levels; ++l) {
-            const int start = int(std::floor(l * perLevel)), stop = std::min(i, int(std::floor((l + 1) * perLevel)));
-            double mass = 0;
-            int nonEmpty = 0;
-            for (int j = start; j < stop; ++j) {
-                mass += hist[std::size_t(j)];
-                nonEmpty += hist[std::size_t(j)] > 0;
-            }
-            for (int j = start; j < stop; ++j)
-                if (hist[std::size_t(j)] > 0)
-                    q[std::size_t(j)] = mass / nonEmpty;
-        }
-        double pSum = 0, qSum = 0;
-        for (int j = 0; j < i; ++j) {
-            pSum += p[std::size_t(j)];
-            qSum += q[std::size_t(j)];
-        }
-        if (pSum <= 0 || qSum <= 0)
-            continue;
-        double kl = 0;
-        for (int j = 0; j < i; ++j) {
-            const double pj = p[std::size_t(j)] / pSum;
-            if (pj <= 0)
-                continue;
-            const double qj = q[std::size_t(j)] / qSum;
-            kl += qj > 0 ? pj * std::log(pj / qj) : pj * 20; // an empty Q bin under mass: heavy penalty
-        }
-        if (kl < bestKl) {
-            bestKl = kl;
-            bestI = i;
-        }
-    }
-    return (bestI + 0.5) * binWidth;
-}
-
-double percentileThreshold(const Histogram &h, double percentile)
-{
-    double total = 0;
-    for (double c : h.counts)
-        total += c;
-    const double target = total * percentile / 100.0;
-    double sum = 0;
-    for (int j = 0; j < kBins; ++j) {
-        sum += h.counts[std::size_t(j)];
-        if (sum >= target)
-            return (j + 1) * h.absMax / kBins;
-    }
-    return h.absMax;
 }
 
 struct QParams
@@ -343,7 +266,7 @@ onnx::ModelProto quantizeOnnxQdq(const onnx::ModelProto &model, const std::vecto
 
     // 3. Calibration on the float model (same value names: absorbed Relus are observed under
     //    their own output names).
-    std::unordered_map<std::string, Histogram> stats;
+    RangeCalibrator calibrator(options.method, options.percentile);
     {
         OnnxReferenceRuntime runtime(model);
         const std::string input = [&] {
@@ -352,53 +275,19 @@ onnx::ModelProto quantizeOnnxQdq(const onnx::ModelProto &model, const std::vecto
                     return i.name();
             return std::string();
         }();
-        auto observe = [&](const std::string &name, const torch::Tensor &value, bool histogram) {
-            if (!activations.count(name))
-                return;
-            Histogram &h = stats[name];
-            const torch::Tensor x = value.to(torch::kFloat);
-            if (!histogram) {
-                h.lo = std::min(h.lo, double(x.min().item<float>()));
-                h.hi = std::max(h.hi, double(x.max().item<float>()));
-                h.absMax = std::max(std::abs(h.lo), std::abs(h.hi));
-                return;
-            }
-            if (h.counts.empty())
-                h.counts.assign(kBins, 0);
-            if (h.absMax <= 0)
-                return;
-            // Exact zeros (half of every ReLU output) are exact in any quantisation: counted,
-            // their spike in the first bin would pull the entropy threshold far down.
-            torch::Tensor magnitudes = x.abs();
-            if (options.method == "entropy")
-                magnitudes = magnitudes.masked_select(magnitudes > 0);
-            torch::Tensor hist = torch::histc(magnitudes, kBins, 0, float(h.absMax)).to(torch::kDouble);
-            for (int j = 0; j < kBins; ++j)
-                h.counts[std::size_t(j)] += hist[j].item<double>();
-        };
-        for (const torch::Tensor &batch : calibration) {
-            observe(input, batch, false);
-            runtime.run(batch, [&](const std::string &name, const torch::Tensor &v) { observe(name, v, false); });
-        }
-        if (options.method != "minmax")
+        for (int pass = 0; pass < (calibrator.needsHistogramPass() ? 2 : 1); ++pass)
             for (const torch::Tensor &batch : calibration) {
-                observe(input, batch, true);
-                runtime.run(batch, [&](const std::string &name, const torch::Tensor &v) { observe(name, v, true); });
+                auto observe = [&](const std::string &name, const torch::Tensor &v) {
+                    if (activations.count(name))
+                        calibrator.observe(name, v, pass == 1);
+                };
+                observe(input, batch);
+                runtime.run(batch, observe);
             }
     }
     std::unordered_map<std::string, QParams> params;
     for (const std::string &name : activations) {
-        auto it = stats.find(name);
-        if (it == stats.end())
-            throw EngineError("INT8 calibration: value '" + name + "' was never computed");
-        const Histogram &h = it->second;
-        double lo = h.lo, hi = h.hi;
-        if (options.method != "minmax" && h.absMax > 0) {
-            const double t = options.method == "percentile" ? percentileThreshold(h, options.percentile)
-                                                            : entropyThreshold(h, h.lo >= 0 ? 255 : 128);
-            lo = std::max(lo, -t);
-            hi = std::min(hi, t);
-        }
+        const auto [lo, hi] = calibrator.range(name, "INT8 calibration: value '" + name + "'");
         params[name] = uint8Params(lo, hi);
     }
 
