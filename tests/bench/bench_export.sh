@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Export benchmark (not a test): time of `lathe-cli export` of every format with verification and
 # latency (wall and CPU seconds, the load average beside them: the machine may be shared), and
-# ONNX Runtime CPU latency of the INT8 QDQ file against FP32 (and FP16) at batch 1 and 32, the
-# files' runs interleaved so that the ratios hold on a busy machine. Prints JSON lines.
-# ONNX Runtime is the PyPI onnxruntime of the project venv (scripts/install-python.sh).
+# the CPU latency of the INT8 QDQ file against FP32 (and FP16) at batch 1 and 32 in ONNX Runtime
+# and in OpenVINO (one line each), the files' runs interleaved so that the ratios hold on a busy
+# machine (tests/parity/ort_run.py compare). Prints JSON lines.
+# ONNX Runtime and OpenVINO are the PyPI onnxruntime and openvino of the project venv
+# (scripts/install-python.sh); OpenVINO computes in float32 (INFERENCE_PRECISION_HINT f32).
 #   bench_export.sh LATHE_CLI [ARCH...]     (default: resnet18 resnet50)
-#   THREADS=N: ONNX Runtime intra-op threads (default: all cores)
+#   THREADS=N: ONNX Runtime intra-op threads, OpenVINO INFERENCE_NUM_THREADS (default: all cores)
 set -euo pipefail
 CLI="$1"
 shift
@@ -41,17 +43,19 @@ print(json.dumps({"arch": arch, "export": "onnx onnx-fp16 onnx-int8 torchscript 
 PYEOF
   for batch in 1 32; do
     reps=$([ "$batch" = 1 ] && echo 20 || echo 3)
-    "$PY" "$ROOT/tests/parity/ort_run.py" compare "$batch,3,224,224" "$reps" "$THREADS" \
-      "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/ort.json"
-    "$PY" - "$arch" "$TMP" <<'PYEOF'
+    for runtime in onnxruntime openvino; do
+      "$PY" "$ROOT/tests/parity/ort_run.py" --runtime "$runtime" compare "$batch,3,224,224" "$reps" "$THREADS" \
+        "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/latency.json"
+      "$PY" - "$arch" "$TMP" <<'PYEOF'
 import json, sys
 arch, tmp = sys.argv[1], sys.argv[2]
-r = json.load(open(f"{tmp}/ort.json"))
+r = json.load(open(f"{tmp}/latency.json"))
 ms = {k.rsplit("/", 1)[-1]: v for k, v in r["ms_per_image"].items()}
 fp32, fp16, int8 = ms["model.onnx"], ms["model.fp16.onnx"], ms["model.int8.onnx"]
-print(json.dumps({"arch": arch, "runtime": "onnxruntime " + __import__("onnxruntime").__version__ + " cpu", "batch": r["batch"],
+print(json.dumps({"arch": arch, "runtime": r["runtime"], "batch": r["batch"],
                   "fp32_ms_per_image": round(fp32, 3), "fp16_ms_per_image": round(fp16, 3),
                   "int8_ms_per_image": round(int8, 3), "int8_speedup": round(fp32 / int8, 2)}))
 PYEOF
+    done
   done
 done

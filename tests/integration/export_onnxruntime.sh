@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # lathe-cli export against independent runtimes: every exported ONNX file (FP32, FP16, INT8 QDQ)
-# runs in ONNX Runtime (PyPI onnxruntime) and matches torchvision (the venv's torch 2.11) holding
-# the exported safetensors (read by Hugging Face's safetensors, loaded with strict=True); the
-# TorchScript file loads with torch.jit.load and matches too.
+# runs in ONNX Runtime (PyPI onnxruntime) and in OpenVINO (PyPI openvino, CPU, float32 inference
+# precision) through tests/parity/ort_run.py, and each runtime's outputs match torchvision (the
+# venv's torch 2.11) holding the exported safetensors (read by Hugging Face's safetensors, loaded
+# with strict=True) within the same per-format limits; the two runtimes also agree with each other
+# within those limits. The TorchScript file loads with torch.jit.load and matches too.
 #   LATHE_PYTHON=.venv/bin/python export_onnxruntime.sh LATHE_CLI
 set -euo pipefail
 CLI="$1"
@@ -82,8 +84,10 @@ PYEOF
 
 for arch in $ARCHES; do
   for f in model.onnx model.fp16.onnx model.int8.onnx; do
-    "$PY" "$ROOT/tests/parity/ort_run.py" run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.out.bin" > /dev/null \
+    "$PY" "$ROOT/tests/parity/ort_run.py" run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.onnxruntime.bin" > /dev/null \
       || fail "ONNX Runtime could not run $arch/$f"
+    "$PY" "$ROOT/tests/parity/ort_run.py" --runtime openvino run "$TMP/$arch/$f" "$TMP/$arch.input.bin" 4,3,64,64 "$TMP/$arch.$f.openvino.bin" > /dev/null \
+      || fail "OpenVINO could not run $arch/$f"
   done
 done
 
@@ -93,20 +97,34 @@ import numpy as np
 tmp, arches = sys.argv[1], sys.argv[2:]
 # FP32: as tight as float arithmetic allows; FP16: float16 storage; INT8: 8-bit steps on random
 # weights (the accuracy of INT8 on a trained model is the unit test's).
+# The same limits hold for each runtime against torchvision and for the runtimes against each other.
 limits = {"model.onnx": 1e-4, "model.fp16.onnx": 5e-2, "model.int8.onnx": 0.5}
+runtimes = {"onnxruntime": "ONNX Runtime", "openvino": "OpenVINO"}
+failures = []
+def agree(what, out, ref, limit, scale, int8):
+    """max|diff| and correlation of out against ref; a failure message appended if over the limits."""
+    d = float(np.abs(out - ref).max())
+    corr = float(np.corrcoef(out.ravel(), ref.ravel())[0, 1])
+    if not d <= limit * scale:
+        failures.append(f"{what}: max|diff| {d:.3g} over {limit * scale:.3g}")
+    if int8 and not corr > 0.9:
+        failures.append(f"{what}: INT8 outputs do not follow (correlation {corr:.4f})")
+    return f"max|diff| {d:.2e}, correlation {corr:.4f}"
 for arch in arches:
     ref = np.fromfile(f"{tmp}/{arch}.ref.bin", dtype=np.float32).reshape(4, 10)
     scale = max(1.0, float(np.abs(ref).max()))
+    assert ref.std() > 1e-2, f"{arch}: reference outputs nearly constant"
     for f, limit in limits.items():
-        out = np.fromfile(f"{tmp}/{arch}.{f}.out.bin", dtype=np.float32).reshape(4, 10)
-        assert np.isfinite(out).all(), f"{arch}/{f}: non-finite outputs"
-        d = float(np.abs(out - ref).max())
-        assert ref.std() > 1e-2, f"{arch}: reference outputs nearly constant"
-        corr = float(np.corrcoef(out.ravel(), ref.ravel())[0, 1])
-        print(f"{arch} {f}: ONNX Runtime max|diff| {d:.2e} (scale {scale:.2f}), correlation {corr:.4f}")
-        assert d <= limit * scale, f"{arch}/{f}: ONNX Runtime differs from torchvision by {d}"
-        if f == "model.int8.onnx":
-            assert corr > 0.9, f"{arch}/{f}: INT8 outputs do not follow the float model (correlation {corr})"
+        outs = {}
+        for rt in runtimes:
+            outs[rt] = np.fromfile(f"{tmp}/{arch}.{f}.{rt}.bin", dtype=np.float32).reshape(4, 10)
+            assert np.isfinite(outs[rt]).all(), f"{arch}/{f}: non-finite outputs from {runtimes[rt]}"
+        int8 = f == "model.int8.onnx"
+        line = "; ".join(f"{runtimes[rt]} {agree(f'{arch}/{f}: {runtimes[rt]} vs torchvision', outs[rt], ref, limit, scale, int8)}"
+                         for rt in runtimes)
+        both = agree(f"{arch}/{f}: OpenVINO vs ONNX Runtime", outs["openvino"], outs["onnxruntime"], limit, scale, int8)
+        print(f"{arch} {f} (scale {scale:.2f}): {line}; OpenVINO vs ONNX Runtime {both}")
+assert not failures, "; ".join(failures)
 PYEOF
 
 # predict runs an exported file through OpenCV DNN.
