@@ -36,7 +36,8 @@ void addExport(CLI::App &app, CliContext &context)
     auto options = std::make_shared<engine::ExportOptions>();
     options->formats.clear();
     CLI::App *cmd = app.add_subcommand(
-        "export", "Export a trained model (ONNX FP32/FP16/INT8, TorchScript, safetensors + model.json), verify each "
+        "export", "Export a trained model (ONNX FP32/FP16/INT8, TFLite FP32/FP16/INT8, TorchScript, safetensors + "
+                  "model.json), verify each "
                   "file against the LibTorch model and write report.json beside them");
     cmd->add_option("--run", options->runDir, "Run folder (config.json, checkpoints/)")->check(CLI::ExistingDirectory);
     cmd->add_option("--checkpoint", options->checkpoint, "best, last, step-<n> or a checkpoint file")->capture_default_str();
@@ -49,12 +50,18 @@ void addExport(CLI::App &app, CliContext &context)
     cmd->add_option("--labels", options->labels, "Bare model: class names, in label order");
     cmd->add_option("--image-size", options->imageSize, "Input size (default: the run's, else the backbone's)")
         ->check(CLI::Range(8, 4096));
-    cmd->add_option("--format", options->formats, "onnx, onnx-fp16, onnx-int8, torchscript, safetensors (repeatable)")
+    cmd->add_option("--format", options->formats,
+                    "onnx, onnx-fp16, onnx-int8, tflite, tflite-fp16, tflite-int8, torchscript, safetensors (repeatable)")
         ->required()
-        ->check(CLI::IsMember({"onnx", "onnx-fp16", "onnx-int8", "torchscript", "safetensors"}));
+        ->check(CLI::IsMember({"onnx", "onnx-fp16", "onnx-int8", "tflite", "tflite-fp16", "tflite-int8", "torchscript",
+                               "safetensors"}));
     cmd->add_option("--out", options->outDir, "Output folder")->required();
-    cmd->add_flag("--preprocessing", options->preprocessing, "ONNX/TorchScript take uint8 NHWC pixels and normalise inside");
-    cmd->add_flag("--softmax", options->softmax, "ONNX/TorchScript output probabilities instead of logits");
+    cmd->add_flag("--preprocessing", options->preprocessing,
+                  "ONNX/TorchScript/float TFLite take uint8 NHWC pixels and normalise inside (TFLite INT8 always does)");
+    cmd->add_flag("--softmax", options->softmax, "ONNX/TorchScript/TFLite output probabilities instead of logits");
+    cmd->add_option("--int8-io", options->int8Io, "TFLite INT8 input and output type: uint8 (pixels) or int8 (pixel - 128)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"uint8", "int8"}));
     cmd->add_option("--calib-data", options->calibData, "INT8 calibration images: shard folder or image folder (default: the run's shards)");
     cmd->add_option("--calib-split", options->calibSplit, "Split of a shard folder used for calibration")->capture_default_str();
     cmd->add_option("--calib-images", options->calibImages, "Calibration images")->capture_default_str()->check(CLI::Range(1, 100000));

@@ -37,6 +37,7 @@ QVariant ExportRunJob::execute()
     options.softmax = m_params.softmax;
     options.calibMethod = m_params.calibMethod.toStdString();
     options.calibImages = m_params.calibImages;
+    options.int8Io = m_params.int8Io.toStdString();
 
     nlohmann::json report;
     try {

@@ -38,6 +38,7 @@ public:
         bool softmax = false;
         QString calibMethod = QStringLiteral("minmax");
         int calibImages = 64;
+        QString int8Io = QStringLiteral("uint8"); // TFLite INT8 input/output: "uint8" or "int8"
     };
 
     explicit ExportRunJob(Params params, QObject *parent = nullptr);

@@ -21,29 +21,7 @@ for f in baboon fruits HappyFish butterfly apple building home aero1; do
 done
 
 ARCHES="resnet18 mobilenet_v3_small efficientnet_b0 convnext_tiny"
-# torchvision models whose BatchNorm statistics, layer scales and heads are not the identity-like
-# initial ones (those make every output nearly equal and the comparisons meaningless).
-"$PY" - "$TMP" $ARCHES <<'PYEOF'
-import sys
-import torch, torchvision
-from safetensors.torch import save_file
-torch.set_num_threads(1)
-tmp, arches = sys.argv[1], sys.argv[2:]
-torch.manual_seed(0)
-for arch in arches:
-    model = getattr(torchvision.models, arch)(num_classes=10)
-    with torch.no_grad():
-        for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.running_mean.normal_(0, 0.2); m.running_var.uniform_(0.5, 2.0)
-                m.weight.uniform_(0.5, 1.5); m.bias.normal_(0, 0.2)
-        for name, p in model.named_parameters():
-            if name.endswith("layer_scale"):
-                p.fill_(0.5)
-        last = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1]
-        last.weight.normal_(0, 0.05); last.bias.normal_(0, 0.1)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, f"{tmp}/{arch}.weights.safetensors")
-PYEOF
+"$PY" "$ROOT/tests/parity/make_test_weights.py" "$TMP" $ARCHES
 
 for arch in $ARCHES; do
   "$CLI" --json export --arch "$arch" --weights "$TMP/$arch.weights.safetensors" --image-size 64 \

@@ -72,6 +72,11 @@ QString latencyNotMeasured(const QJsonObject &artifact)
         return QCoreApplication::translate("ExportPage", "Not measured: OpenCV DNN cannot run this graph here, so it was "
                                                          "checked with Lathe's reference runtime, which is not timed. "
                                                          "Time it in ONNX Runtime.");
+    if (runtime == QLatin1String("reference") && format.startsWith(QLatin1String("tflite")))
+        return QCoreApplication::translate("ExportPage", "Not measured here: TFLite files run in LiteRT (on a phone, or "
+                                                         "with ai-edge-litert in Python); this program checked it with its "
+                                                         "reference runtime, which is not timed. The README's benchmark "
+                                                         "table has LiteRT's latency on this CPU.");
     if (runtime == QLatin1String("reference"))
         return QCoreApplication::translate("ExportPage", "Not measured: no runtime in this program runs %1 files at "
                                                          "deployment speed; it was checked with Lathe's reference "
@@ -90,6 +95,7 @@ ExportPage::ExportPage(workspace::JobManager *jobs, QWidget *parent)
     , m_softmax(new QCheckBox(tr("Softmax output"), this))
     , m_calibMethod(new QComboBox(this))
     , m_calibImages(new QSpinBox(this))
+    , m_int8Io(new QComboBox(this))
     , m_outDir(new QLineEdit(this))
     , m_browseButton(new QPushButton(tr("Browse…"), this))
     , m_exportButton(new QPushButton(tr("Export"), this))
@@ -166,6 +172,9 @@ QWidget *ExportPage::buildOptions()
         {QStringLiteral("onnx"), tr("ONNX FP32")},
         {QStringLiteral("onnx-fp16"), tr("ONNX FP16")},
         {QStringLiteral("onnx-int8"), tr("ONNX INT8 (quantised)")},
+        {QStringLiteral("tflite"), tr("TFLite FP32")},
+        {QStringLiteral("tflite-fp16"), tr("TFLite FP16")},
+        {QStringLiteral("tflite-int8"), tr("TFLite INT8 (full integer)")},
         {QStringLiteral("torchscript"), tr("TorchScript")},
         {QStringLiteral("safetensors"), tr("safetensors + model.json")},
     };
@@ -184,15 +193,31 @@ QWidget *ExportPage::buildOptions()
     m_formatChecks.value(QStringLiteral("onnx-int8"))
         ->setToolTip(tr("QDQ quantisation: INT8 weights per channel, activations calibrated on training images. Fails "
                         "when its validation accuracy drops more than one point below the original's."));
+    m_formatChecks.value(QStringLiteral("tflite"))
+        ->setToolTip(tr("TensorFlow Lite for phones and edge devices (model.tflite, NHWC, batch 1), with labels.txt "
+                        "beside it and the labels, mean and std in its metadata."));
+    m_formatChecks.value(QStringLiteral("tflite-fp16"))
+        ->setToolTip(tr("TFLite with float16 weights (half the size), computed in float32 as TFLite's float16 "
+                        "quantisation does."));
+    m_formatChecks.value(QStringLiteral("tflite-int8"))
+        ->setToolTip(tr("Full-integer TFLite for microcontrollers and NPUs: int8 weights and activations, uint8 (or "
+                        "int8) pixels in and scores out, calibrated on training images. Fails when its validation "
+                        "accuracy drops more than one point below the original's."));
     m_formatChecks.value(QStringLiteral("torchscript"))->setToolTip(tr("A TorchScript module (model.pt) for LibTorch and PyTorch."));
     m_formatChecks.value(QStringLiteral("safetensors"))
         ->setToolTip(tr("The weights under torchvision's parameter names, with model.json describing the model."));
 
     auto *options = new QGroupBox(tr("Options"), box);
     auto *optionLayout = new QFormLayout(options);
-    m_preprocessing->setToolTip(tr("The ONNX and TorchScript models take uint8 pixels (N, H, W, C) and normalise "
-                                   "them inside; without it they take normalised float32 (N, C, H, W)."));
-    m_softmax->setToolTip(tr("The ONNX and TorchScript models output probabilities instead of logits."));
+    m_preprocessing->setToolTip(tr("The ONNX, TorchScript and float TFLite models take uint8 pixels (N, H, W, C) and "
+                                   "normalise them inside; without it they take normalised float32 (N, C, H, W; TFLite: "
+                                   "N, H, W, C). TFLite INT8 always takes pixels."));
+    m_softmax->setToolTip(tr("The ONNX, TorchScript and TFLite models output probabilities instead of logits."));
+    m_int8Io->setObjectName(QStringLiteral("exportInt8Io"));
+    m_int8Io->addItem(tr("uint8"), QStringLiteral("uint8"));
+    m_int8Io->addItem(tr("int8"), QStringLiteral("int8"));
+    m_int8Io->setToolTip(tr("The TFLite INT8 model's input and output type: uint8 (pixels 0-255, as Android's image "
+                            "classification samples expect) or int8 (pixel - 128, for NPUs that take int8 only)."));
     m_calibMethod->setObjectName(QStringLiteral("exportCalibMethod"));
     m_calibMethod->addItem(tr("Min-max"), QStringLiteral("minmax"));
     m_calibMethod->addItem(tr("Percentile"), QStringLiteral("percentile"));
@@ -213,12 +238,17 @@ QWidget *ExportPage::buildOptions()
     optionLayout->addRow(m_softmax);
     optionLayout->addRow(tr("INT8 calibration:"), m_calibMethod);
     optionLayout->addRow(tr("Calibration images:"), m_calibImages);
-    connect(m_formatChecks.value(QStringLiteral("onnx-int8")), &QCheckBox::toggled, this, [this](bool on) {
-        m_calibMethod->setEnabled(on);
-        m_calibImages->setEnabled(on);
-    });
-    m_calibMethod->setEnabled(false);
-    m_calibImages->setEnabled(false);
+    optionLayout->addRow(tr("TFLite INT8 input/output:"), m_int8Io);
+    auto updateInt8Options = [this] {
+        const bool tfliteInt8 = m_formatChecks.value(QStringLiteral("tflite-int8"))->isChecked();
+        const bool int8 = tfliteInt8 || m_formatChecks.value(QStringLiteral("onnx-int8"))->isChecked();
+        m_calibMethod->setEnabled(int8);
+        m_calibImages->setEnabled(int8);
+        m_int8Io->setEnabled(tfliteInt8);
+    };
+    connect(m_formatChecks.value(QStringLiteral("onnx-int8")), &QCheckBox::toggled, this, updateInt8Options);
+    connect(m_formatChecks.value(QStringLiteral("tflite-int8")), &QCheckBox::toggled, this, updateInt8Options);
+    updateInt8Options();
 
     m_outDir->setObjectName(QStringLiteral("exportFolder"));
     m_outDir->setToolTip(tr("Where the files and report.json are written. By default a new folder under the "
@@ -398,6 +428,7 @@ QStringList ExportPage::checkedFormats() const
     // In the engine's order, whatever order the map keeps.
     QStringList formats;
     for (const QString &format : {QStringLiteral("onnx"), QStringLiteral("onnx-fp16"), QStringLiteral("onnx-int8"),
+                                  QStringLiteral("tflite"), QStringLiteral("tflite-fp16"), QStringLiteral("tflite-int8"),
                                   QStringLiteral("torchscript"), QStringLiteral("safetensors")})
         if (m_formatChecks.value(format)->isChecked())
             formats << format;
@@ -530,6 +561,7 @@ void ExportPage::startExport()
     params.softmax = m_softmax->isChecked();
     params.calibMethod = m_calibMethod->currentData().toString();
     params.calibImages = m_calibImages->value();
+    params.int8Io = m_int8Io->currentData().toString();
     auto *job = new workspace::ExportRunJob(params);
     m_job = job;
     m_progress->setValue(0);

@@ -31,7 +31,7 @@ namespace lathe::ui {
 class RunCheckpointPicker;
 
 // The Export page: pick a run of the project and one of its checkpoints (best, last or a step),
-// the formats (ONNX FP32, FP16 and INT8, TorchScript, safetensors), in-graph preprocessing and
+// the formats (ONNX and TFLite FP32, FP16 and INT8, TorchScript, safetensors), in-graph preprocessing and
 // softmax, the INT8 calibration, and an output folder; Export runs an ExportRunJob (progress and
 // cancel here and in the Jobs panel). Every artifact is verified by the engine; the report table
 // shows per artifact its file, size, differences against the original model, accuracy, CPU
@@ -94,6 +94,7 @@ public:
     QCheckBox *softmaxCheck() const { return m_softmax; }
     QComboBox *calibMethodCombo() const { return m_calibMethod; }
     QSpinBox *calibImagesSpin() const { return m_calibImages; }
+    QComboBox *int8IoCombo() const { return m_int8Io; }
     QLineEdit *outputEdit() const { return m_outDir; }
     QPushButton *exportButton() const { return m_exportButton; }
     QPushButton *cancelButton() const { return m_cancelButton; }
@@ -172,6 +173,7 @@ private:
     QCheckBox *m_softmax;
     QComboBox *m_calibMethod;
     QSpinBox *m_calibImages;
+    QComboBox *m_int8Io;
     QLineEdit *m_outDir;
     QPushButton *m_browseButton;
     QPushButton *m_exportButton;

@@ -95,8 +95,12 @@ void RangeCalibrator::observe(const std::string &name, const torch::Tensor &valu
 {
     const torch::Tensor x = value.to(torch::kFloat);
     auto it = m_stats.find(name);
-    if (it == m_stats.end())
-        it = m_stats.emplace(name, Histogram{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}).first;
+    if (it == m_stats.end()) {
+        Histogram fresh;
+        fresh.lo = std::numeric_limits<double>::infinity();
+        fresh.hi = -std::numeric_limits<double>::infinity();
+        it = m_stats.emplace(name, fresh).first;
+    }
     Histogram &h = it->second;
     if (!histogramPass) {
         h.lo = std::min(h.lo, double(x.min().item<float>()));

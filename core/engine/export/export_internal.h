@@ -2,7 +2,7 @@
 
 // Engine-internal, private to export/ (includes LibTorch and libonnx's protobuf classes): what
 // exportModel (model_export.cpp) prepares once and hands to the writer of each format
-// (export_onnx.cpp, export_torchscript.cpp, export_safetensors.cpp), which write their files
+// (export_onnx.cpp, export_tflite.cpp, export_torchscript.cpp, export_safetensors.cpp), which write their files
 // and check them (export_verify.h).
 
 #include "engine/base/file_io.h"
@@ -47,8 +47,10 @@ struct ExportContext
     std::string checkpointSidecar;
     nlohmann::json source;            // the report's "source"; model.json starts from it
 
-    // The FP32 graph (checked) that every ONNX and TorchScript artifact starts from.
+    // The FP32 graph (checked) that every ONNX, TorchScript and TFLite artifact starts from,
+    // and the options it was built with.
     onnx::ModelProto fp32;
+    OnnxGraphOptions graphOptions;
 
     // The verification batch, its input as the artifacts take it (pixels with preprocessing
     // inside the graph) and the LibTorch model's outputs on it.
@@ -90,10 +92,16 @@ struct Artifact
 // "onnx", "onnx-fp16" and "onnx-int8" (export_onnx.cpp); progress: the job's progress while
 // this artifact is made, for the INT8 calibration's status.
 void exportOnnx(const ExportContext &ctx, double progress, Artifact &artifact);
+// "tflite", "tflite-fp16" and "tflite-int8" (export_tflite.cpp), with labels.txt beside them.
+void exportTflite(const ExportContext &ctx, double progress, Artifact &artifact);
 // "torchscript" (export_torchscript.cpp): the FP32 graph as a TorchScript archive.
 void exportTorchScript(const ExportContext &ctx, Artifact &artifact);
 // "safetensors" (export_safetensors.cpp): the weights, with model.json describing the model.
 void exportSafetensors(const ExportContext &ctx, Artifact &artifact);
+
+// The INT8 calibration images: options.calibData, else the run's shards (calibSplit, shuffled
+// with a fixed seed); pixels too when asked. Throws EngineError when there are none.
+ImageBatch loadCalibration(const ExportContext &ctx, double progress, bool pixels);
 
 // report.json and model.json: indented, written atomically.
 inline void writeJsonFile(const std::string &path, const nlohmann::json &doc)

@@ -23,11 +23,13 @@ struct ExportOptions
     std::vector<std::string> labels;  // bare model: class names (default class_0, class_1, ...)
     int imageSize = 0;                // 0: the run's data.image_size, else the backbone's input size
 
-    // "onnx", "onnx-fp16", "onnx-int8", "torchscript", "safetensors"
+    // "onnx", "onnx-fp16", "onnx-int8", "tflite", "tflite-fp16", "tflite-int8", "torchscript",
+    // "safetensors"
     std::vector<std::string> formats{"onnx"};
     std::string outDir;
-    bool preprocessing = false;       // ONNX/TorchScript input uint8 NHWC, normalised inside
-    bool softmax = false;             // ONNX/TorchScript output probabilities
+    bool preprocessing = false;       // ONNX/TorchScript/TFLite input uint8 NHWC, normalised inside
+    bool softmax = false;             // ONNX/TorchScript/TFLite output probabilities
+    std::string int8Io = "uint8";     // TFLite INT8 input (pixels) and output: "uint8" or "int8"
 
     // INT8 calibration: a shard folder (dataset.json) or a folder of images; empty: the run's
     // data.shards. Images of calibSplit, shuffled with a fixed seed.
@@ -48,10 +50,10 @@ struct ExportOptions
 
 // Exports every requested format into outDir and verifies each (report.json beside them):
 // file size; max / mean absolute difference of the logits against the LibTorch model on the
-// verification batch, and top-1 agreement (FP32 ONNX through OpenCV DNN; FP16/INT8 ONNX through
-// the in-process reference runtime; TorchScript through torch::jit::load; safetensors by
-// loading it back strictly); validation accuracy of FP16/INT8 against the original; CPU
-// latency. An artifact whose check fails is renamed to <file>.failed and reported with the
+// verification batch, and top-1 agreement (FP32 ONNX through OpenCV DNN; FP16/INT8 ONNX and
+// every TFLite file through the in-process reference runtimes; TorchScript through
+// torch::jit::load; safetensors by loading it back strictly); validation accuracy of FP16/INT8
+// against the original; CPU latency. An artifact whose check fails is renamed to <file>.failed and reported with the
 // reason; a passed one with its SHA-256. report.json is removed before the first file is
 // written and written last, so a folder with a report holds a finished export (kill -9
 // included). Returns the report. Throws EngineError (bad options, unreadable model) or Cancelled.

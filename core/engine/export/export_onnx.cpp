@@ -18,12 +18,7 @@ namespace {
 onnx::ModelProto quantizeInt8(const ExportContext &ctx, double progress, Artifact &artifact)
 {
     const ExportOptions &options = ctx.options;
-    const std::string calibDir = !options.calibData.empty() ? options.calibData : ctx.dataDir;
-    if (calibDir.empty())
-        throw EngineError("INT8 needs calibration images: give --calib-data (a shard folder or an image folder)");
-    ctx.control.report(progress, "calibrating INT8");
-    ImageBatch calib = loadImages(calibDir, options.calibSplit, options.calibImages, true, ctx.transform,
-                                  options.preprocessing);
+    const ImageBatch calib = loadCalibration(ctx, progress, options.preprocessing);
     const torch::Tensor calibInput = options.preprocessing ? calib.pixels : calib.images;
     std::vector<torch::Tensor> batches;
     for (std::int64_t i = 0; i < calibInput.size(0); i += 16)

@@ -79,25 +79,27 @@ torch::Tensor OpenCvRunner::run(const torch::Tensor &input)
     return runOpenCv(it->second, input);
 }
 
+torch::Tensor referenceOnPixels(const ExportContext &ctx, const torch::Tensor &pixels)
+{
+    const int channels = ctx.spec.inChannels;
+    torch::Tensor x = pixels.permute({0, 3, 1, 2}).to(torch::kFloat) / 255.0;
+    torch::Tensor mean = torch::empty({channels, 1, 1}), sd = torch::empty({channels, 1, 1});
+    for (int c = 0; c < channels; ++c) {
+        mean[c] = ctx.info().mean[std::size_t(std::min(c, 2))];
+        sd[c] = ctx.info().std[std::size_t(std::min(c, 2))];
+    }
+    torch::Tensor reference = ctx.model().forward((x - mean) / sd);
+    return ctx.options.softmax ? torch::softmax(reference, 1) : reference;
+}
+
 torch::Tensor referenceOutputs(const ExportContext &ctx)
 {
     // The uint8 path normalises inside the graph: its reference is the model on those pixels.
     const ImageBatch &verify = ctx.verify;
-    const int channels = ctx.spec.inChannels;
-    torch::Tensor referenceInput = verify.images;
-    if (ctx.options.preprocessing && verify.pixels.defined()) {
-        torch::Tensor x = verify.pixels.permute({0, 3, 1, 2}).to(torch::kFloat) / 255.0;
-        torch::Tensor mean = torch::empty({channels, 1, 1}), sd = torch::empty({channels, 1, 1});
-        for (int c = 0; c < channels; ++c) {
-            mean[c] = ctx.info().mean[std::size_t(std::min(c, 2))];
-            sd[c] = ctx.info().std[std::size_t(std::min(c, 2))];
-        }
-        referenceInput = (x - mean) / sd;
-    }
-    torch::Tensor reference = ctx.model().forward(referenceInput);
-    if (ctx.options.softmax)
-        reference = torch::softmax(reference, 1);
-    return reference;
+    if (ctx.options.preprocessing && verify.pixels.defined())
+        return referenceOnPixels(ctx, verify.pixels);
+    torch::Tensor reference = ctx.model().forward(verify.images);
+    return ctx.options.softmax ? torch::softmax(reference, 1) : reference;
 }
 
 double accuracy(const torch::Tensor &logits, const std::vector<std::int64_t> &labels)
@@ -151,27 +153,29 @@ void verifyOnnxFp32(const ExportContext &ctx, const onnx::ModelProto &written, A
     }
 }
 
-void verifyOnnxReduced(const ExportContext &ctx, const onnx::ModelProto &written, Artifact &artifact)
+namespace {
+
+// FP16 / INT8 artifacts (int8: judged by accuracy, FP16 by a relative bound too): run on the
+// verification batch against reference, and on the labelled validation images.
+void checkReduced(const ExportContext &ctx, const std::function<torch::Tensor(const torch::Tensor &)> &run,
+                  const torch::Tensor &verifyInput, const torch::Tensor &reference, const torch::Tensor &validationInput,
+                  bool int8, Artifact &artifact)
 {
     nlohmann::json &a = artifact.entry;
     const ExportOptions &options = ctx.options;
-    OnnxReferenceRuntime runtime(written);
-    a["runtime"] = "reference";
+    const ImageBatch &validation = ctx.validation;
     // The labelled validation images start with the verification batch: one pass through the
     // (slow) reference runtime gives the verification and the accuracy.
-    const ImageBatch &validation = ctx.validation;
-    const torch::Tensor validationInput = options.preprocessing ? validation.pixels : validation.images;
-    const std::int64_t n = ctx.verifyInput.size(0);
+    const std::int64_t n = verifyInput.size(0);
     const bool oneSweep = ctx.referenceAccuracy >= 0 && validationInput.size(0) >= n &&
-                          torch::equal(validationInput.slice(0, 0, n), ctx.verifyInput);
+                          torch::equal(validationInput.slice(0, 0, n), verifyInput);
     torch::Tensor validationLogits;
     if (ctx.referenceAccuracy >= 0)
-        validationLogits = batched([&](const torch::Tensor &x) { return runtime.run(x); }, validationInput, ctx.control);
-    const Diff d = compare(ctx.reference, oneSweep ? validationLogits.slice(0, 0, n) : runtime.run(ctx.verifyInput));
-    // FP16 is checked against a relative bound; INT8 by accuracy below.
-    if (artifact.format == "onnx-fp16")
+        validationLogits = batched(run, validationInput, ctx.control);
+    const Diff d = compare(reference, oneSweep ? validationLogits.slice(0, 0, n) : run(verifyInput));
+    if (!int8) {
         checkDiff(d, 5e-2, artifact);
-    else {
+    } else {
         a["verification"] = diffJson(d);
         if (!d.finite)
             artifact.failures.push_back("non-finite outputs");
@@ -180,7 +184,7 @@ void verifyOnnxReduced(const ExportContext &ctx, const onnx::ModelProto &written
         const double acc = accuracy(validationLogits, validation.labels);
         a["accuracy"] = {{"top1", acc}, {"reference_top1", ctx.referenceAccuracy},
                          {"images", validation.labels.size()}, {"source", validation.source}};
-        if (artifact.format == "onnx-int8" && ctx.referenceAccuracy - acc > options.int8MaxAccuracyDrop) {
+        if (int8 && ctx.referenceAccuracy - acc > options.int8MaxAccuracyDrop) {
             char what[160];
             std::snprintf(what, sizeof what,
                           "top-1 accuracy %.1f%% is more than %.1f points below the original's %.1f%% "
@@ -191,7 +195,50 @@ void verifyOnnxReduced(const ExportContext &ctx, const onnx::ModelProto &written
     } else {
         a["accuracy"] = nullptr;
     }
-    a["latency"] = nullptr; // the reference runtime is a checker, not a deployment runtime
+}
+
+} // namespace
+
+void verifyOnnxReduced(const ExportContext &ctx, const onnx::ModelProto &written, Artifact &artifact)
+{
+    OnnxReferenceRuntime runtime(written);
+    artifact.entry["runtime"] = "reference";
+    const torch::Tensor validationInput = ctx.options.preprocessing ? ctx.validation.pixels : ctx.validation.images;
+    checkReduced(ctx, [&](const torch::Tensor &x) { return runtime.run(x); }, ctx.verifyInput, ctx.reference,
+                 validationInput, artifact.format == "onnx-int8", artifact);
+    artifact.entry["latency"] = nullptr; // the reference runtime is a checker, not a deployment runtime
+}
+
+void verifyTflite(const ExportContext &ctx, const TfliteModel &written, bool pixels, Artifact &artifact)
+{
+    TfliteReferenceRuntime runtime(written);
+    const TfliteTensor &in = written.tensors.at(std::size_t(written.inputs.at(0)));
+    const TfliteTensor &out = written.tensors.at(std::size_t(written.outputs.at(0)));
+    // Quantised outputs in float, as a caller dequantises them with the output's parameters.
+    auto run = [&](const torch::Tensor &x) {
+        torch::Tensor y = runtime.runBatch(x);
+        if (out.type != TfliteType::Float32 && !out.quantization.empty())
+            y = (y.to(torch::kFloat) - float(out.quantization.zeroPoint.at(0))) * out.quantization.scale.at(0);
+        return y;
+    };
+    // The file's input: normalised NHWC floats, uint8 pixels or int8 pixels - 128.
+    auto inputOf = [&](const ImageBatch &batch) {
+        if (!pixels)
+            return batch.images.permute({0, 2, 3, 1}).contiguous();
+        if (in.type == TfliteType::Int8)
+            return (batch.pixels.to(torch::kInt) - 128).to(torch::kChar);
+        return batch.pixels;
+    };
+    artifact.entry["runtime"] = "reference";
+    const torch::Tensor reference = pixels == ctx.options.preprocessing ? ctx.reference : referenceOnPixels(ctx, ctx.verify.pixels);
+    if (artifact.format == "tflite")
+        checkDiff(compare(reference, run(inputOf(ctx.verify))), kFp32Tolerance, artifact);
+    else
+        checkReduced(ctx, run, inputOf(ctx.verify), reference,
+                     ctx.referenceAccuracy >= 0 ? inputOf(ctx.validation) : torch::Tensor(), artifact.format == "tflite-int8",
+                     artifact);
+    // Its latency on this CPU is LiteRT's (XNNPACK): tests/bench/bench_export.sh.
+    artifact.entry["latency"] = nullptr;
 }
 
 void verifyTorchScript(const ExportContext &ctx, Artifact &artifact)

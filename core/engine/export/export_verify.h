@@ -9,6 +9,7 @@
 // measured with the same runtime where it is one to deploy with.
 
 #include "engine/export/export_internal.h"
+#include "engine/export/tflite_model.h"
 
 #include <nlohmann/json.hpp>
 #include <opencv2/dnn.hpp>
@@ -44,6 +45,8 @@ private:
 // artifacts have it inside). With preprocessing inside the graph, the model runs on the batch's
 // pixels normalised as the graph does it.
 torch::Tensor referenceOutputs(const ExportContext &ctx);
+// The LibTorch model's outputs on uint8 NHWC pixels, normalised as the graphs do it.
+torch::Tensor referenceOnPixels(const ExportContext &ctx, const torch::Tensor &pixels);
 
 // Top-1 accuracy in percent of logits [N, K] against labels.
 double accuracy(const torch::Tensor &logits, const std::vector<std::int64_t> &labels);
@@ -58,6 +61,10 @@ torch::Tensor batched(const std::function<torch::Tensor(const torch::Tensor &)> 
 void verifyOnnxFp32(const ExportContext &ctx, const onnx::ModelProto &written, Artifact &artifact);
 // FP16 or INT8 ONNX (artifact.format), as read back from its file (written).
 void verifyOnnxReduced(const ExportContext &ctx, const onnx::ModelProto &written, Artifact &artifact);
+// TFLite, as read back from its file (written); pixels: the file takes pixels (uint8, or int8
+// pixel - 128), else normalised NHWC floats. Run by TfliteReferenceRuntime; LiteRT runs the files
+// in the tests (tests/integration/export_litert.sh).
+void verifyTflite(const ExportContext &ctx, const TfliteModel &written, bool pixels, Artifact &artifact);
 // TorchScript: loads artifact.path.
 void verifyTorchScript(const ExportContext &ctx, Artifact &artifact);
 // safetensors: loads artifact.path into a fresh model.

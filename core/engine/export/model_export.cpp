@@ -30,7 +30,8 @@ namespace {
 
 const std::vector<std::string> &knownFormats()
 {
-    static const std::vector<std::string> formats{"onnx", "onnx-fp16", "onnx-int8", "torchscript", "safetensors"};
+    static const std::vector<std::string> formats{"onnx",   "onnx-fp16",   "onnx-int8",   "tflite",
+                                                  "tflite-fp16", "tflite-int8", "torchscript", "safetensors"};
     return formats;
 }
 
@@ -42,15 +43,23 @@ void checkOptions(const ExportOptions &options)
         throw EngineError("export: no format given");
     for (const std::string &f : options.formats)
         if (std::find(knownFormats().begin(), knownFormats().end(), f) == knownFormats().end())
-            throw EngineError("export: unknown format '" + f + "' (onnx, onnx-fp16, onnx-int8, torchscript, safetensors)");
+            throw EngineError("export: unknown format '" + f +
+                              "' (onnx, onnx-fp16, onnx-int8, tflite, tflite-fp16, tflite-int8, torchscript, safetensors)");
     if (options.runDir.empty() == options.arch.empty())
         throw EngineError("export: give either a run folder or an architecture (bare model)");
     if (options.calibMethod != "minmax" && options.calibMethod != "percentile" && options.calibMethod != "entropy")
         throw EngineError("export: calibration method '" + options.calibMethod + "' is unknown (minmax, percentile, entropy)");
+    if (options.int8Io != "uint8" && options.int8Io != "int8")
+        throw EngineError("export: TFLite INT8 input/output type '" + options.int8Io + "' is unknown (uint8, int8)");
     if (options.calibImages < 1 || options.calibImages > 100000)
         throw EngineError("export: --calib-images must be in [1, 100000]");
     if (options.verifyImages < 1 || options.verifyImages > 1024)
         throw EngineError("export: verification images must be in [1, 1024]");
+}
+
+bool hasFormat(const ExportOptions &options, const std::string &format)
+{
+    return std::find(options.formats.begin(), options.formats.end(), format) != options.formats.end();
 }
 
 // The class count of a weights file: rows of the head's bias (0 when absent).
@@ -156,9 +165,11 @@ void prepareVerification(ExportContext &ctx, PhaseTimer &timer)
     ctx.control.report(0.05, "preparing verification images");
     const std::string verifyDir = !options.verifyData.empty() ? options.verifyData : ctx.dataDir;
     const std::string verifySplit = !options.verifySplit.empty() ? options.verifySplit : ctx.valSplit;
+    // TFLite INT8 takes pixels whatever the other artifacts take.
+    const bool pixels = options.preprocessing || hasFormat(options, "tflite-int8");
     ImageBatch &verify = ctx.verify;
     if (!verifyDir.empty()) {
-        verify = loadImages(verifyDir, verifySplit, options.verifyImages, false, ctx.transform, options.preprocessing);
+        verify = loadImages(verifyDir, verifySplit, options.verifyImages, false, ctx.transform, pixels);
     } else {
         at::Generator gen = at::detail::createCPUGenerator(0);
         verify.images = torch::randn({options.verifyImages, spec.inChannels, imageSize, imageSize}, gen);
@@ -170,11 +181,11 @@ void prepareVerification(ExportContext &ctx, PhaseTimer &timer)
     ctx.reference = referenceOutputs(ctx);
     ctx.verifyInput = options.preprocessing ? verify.pixels : verify.images;
 
-    const bool wantsAccuracy = std::any_of(options.formats.begin(), options.formats.end(),
-                                           [](const std::string &f) { return f == "onnx-fp16" || f == "onnx-int8"; });
+    const bool wantsAccuracy = hasFormat(options, "onnx-fp16") || hasFormat(options, "onnx-int8") ||
+                               hasFormat(options, "tflite-fp16") || hasFormat(options, "tflite-int8");
     if (wantsAccuracy && options.accuracyImages > 0 && !verifyDir.empty() && !verify.labels.empty() && verify.labels[0] >= 0) {
         ctx.control.report(0.1, "evaluating the original model");
-        ctx.validation = loadImages(verifyDir, verifySplit, options.accuracyImages, false, ctx.transform, options.preprocessing);
+        ctx.validation = loadImages(verifyDir, verifySplit, options.accuracyImages, false, ctx.transform, pixels);
         const torch::Tensor validationReference =
             batched([&](const torch::Tensor &x) { return ctx.model().forward(x); }, ctx.validation.images, ctx.control);
         ctx.referenceAccuracy = accuracy(validationReference, ctx.validation.labels);
@@ -201,7 +212,7 @@ void buildFp32Graph(ExportContext &ctx, PhaseTimer &timer)
                   {"run", options.runDir},
                   {"checkpoint", ctx.checkpointFile},
                   {"checkpoint_sidecar", ctx.checkpointSidecar}};
-    OnnxGraphOptions graphOptions;
+    OnnxGraphOptions &graphOptions = ctx.graphOptions;
     graphOptions.imageSize = ctx.imageSize;
     graphOptions.inChannels = spec.inChannels;
     graphOptions.preprocessing = options.preprocessing;
@@ -230,6 +241,20 @@ void buildFp32Graph(ExportContext &ctx, PhaseTimer &timer)
     timer.lap("build and check the FP32 graph");
 }
 
+} // namespace
+
+ImageBatch export_internal::loadCalibration(const ExportContext &ctx, double progress, bool pixels)
+{
+    const ExportOptions &options = ctx.options;
+    const std::string calibDir = !options.calibData.empty() ? options.calibData : ctx.dataDir;
+    if (calibDir.empty())
+        throw EngineError("INT8 needs calibration images: give --calib-data (a shard folder or an image folder)");
+    ctx.control.report(progress, "calibrating INT8");
+    return loadImages(calibDir, options.calibSplit, options.calibImages, true, ctx.transform, pixels);
+}
+
+namespace {
+
 // 4. One format: written, checked, timed; its entry in report.json. A failed artifact's file is
 // renamed to <file>.failed.
 nlohmann::json exportArtifact(const ExportContext &ctx, const std::string &format, double progress, PhaseTimer &timer)
@@ -240,6 +265,8 @@ nlohmann::json exportArtifact(const ExportContext &ctx, const std::string &forma
     try {
         if (format == "onnx" || format == "onnx-fp16" || format == "onnx-int8")
             exportOnnx(ctx, progress, artifact);
+        else if (format == "tflite" || format == "tflite-fp16" || format == "tflite-int8")
+            exportTflite(ctx, progress, artifact);
         else if (format == "torchscript")
             exportTorchScript(ctx, artifact);
         else if (format == "safetensors")

@@ -148,15 +148,21 @@ TfliteModel quantizeTfliteInt8(const TfliteModel &model, const std::vector<torch
 
     // 2. Tensors that share parameters, and the range of each set.
     SharedParams shared(n);
-    std::set<std::int32_t> padValues; // PADV2's constant: quantised with its set, never widening it
+    // PADV2's constant (-FLT_MAX before a max pool) and its output, which holds that constant at
+    // the borders: quantised with their set, never widening it.
+    std::set<std::int32_t> padValues;
+    std::map<std::int32_t, std::int32_t> padValueOf; // the constant -> the PADV2's input
     for (const TfliteOperator &o : model.operators) {
         if (!passesParamsThrough(o.op))
             continue;
         const std::size_t count = o.op == TfliteOp::Concatenation ? o.inputs.size() : 1;
         for (std::size_t i = 0; i < count; ++i)
             shared.join(o.inputs[i], o.outputs[0]);
-        if (o.op == TfliteOp::PadV2)
+        if (o.op == TfliteOp::PadV2) {
             padValues.insert(o.inputs[2]);
+            padValues.insert(o.outputs[0]);
+            padValueOf[o.inputs[2]] = o.inputs[0];
+        }
     }
     std::vector<std::pair<double, double>> setRange(n, {0.0, 0.0});
     std::vector<bool> setUsed(n, false);
@@ -248,8 +254,9 @@ TfliteModel quantizeTfliteInt8(const TfliteModel &model, const std::vector<torch
         const TfliteTensor &tensor = model.tensors[t];
         if (!tensor.isConstant() || tensor.type != TfliteType::Float32 || constantDone[t])
             continue;
-        const std::int32_t root = shared.find(std::int32_t(t));
-        const Params p = root != std::int32_t(t) || padValues.count(std::int32_t(t))
+        const auto padded = padValueOf.find(std::int32_t(t));
+        const std::int32_t root = shared.find(padded != padValueOf.end() ? padded->second : std::int32_t(t));
+        const Params p = root != std::int32_t(t)
                              ? int8Params(setRange[std::size_t(root)].first, setRange[std::size_t(root)].second)
                              : int8Params(tensor.data.min().item<double>(), tensor.data.max().item<double>());
         TfliteTensor &ct = out.tensors[t];
