@@ -77,6 +77,16 @@ inline constexpr ParseLimit kCheckpointSidecarBytes{"checkpoint.sidecar_bytes", 
 inline constexpr ParseLimit kOnnxFileBytes{"onnx.file_bytes", std::uint64_t(2) << 30, "bytes",
                                            "protobuf refuses messages over 2 GiB; refused before reading"};
 
+// TFLite files read back (the FP32 / FP16 / INT8 checks, lathe-cli predict on an export).
+inline constexpr ParseLimit kTfliteFileBytes{"tflite.file_bytes", (std::uint64_t(2) << 30) - 1, "bytes",
+                                             "FlatBuffers address less than 2 GiB (32-bit signed offsets); refused before reading"};
+inline constexpr ParseLimit kTfliteTensors{"tflite.tensors", 100000, "tensors",
+                                           "tensors of the one subgraph; an image classifier has a few thousand"};
+inline constexpr ParseLimit kTfliteOperators{"tflite.operators", 100000, "operators",
+                                             "operators of the one subgraph; an image classifier has a few hundred to a few thousand"};
+inline constexpr ParseLimit kTfliteRank{"tflite.rank", 8, "dimensions",
+                                        "dimensions of one tensor's shape; TFLite's kernels take at most 6"};
+
 // lathe-cli serve requests (defaults of its options).
 inline constexpr ParseLimit kServeBodyBytes{"serve.body_bytes", 16000000, "bytes",
                                             "default: a request body, whatever its framing (--max-body-mb)"};
@@ -93,8 +103,8 @@ inline constexpr const ParseLimit *kAll[] = {
     &kIdxCount,            &kIdxSide,             &kIdxPayloadBytes,  &kSafetensorsHeaderBytes,
     &kSafetensorsTensors,  &kSafetensorsRank,     &kPthZipEntries,    &kPthPickleBytes,      &kPthPickleDepth,
     &kJsonDepth,           &kRunConfigBytes,      &kZooCatalogBytes,  &kDatasetManifestBytes,
-    &kCheckpointSidecarBytes, &kOnnxFileBytes,    &kServeBodyBytes,   &kServeJsonDepth,      &kServeInstances,
-    &kServeImagePixels,
+    &kCheckpointSidecarBytes, &kOnnxFileBytes,    &kTfliteFileBytes,  &kTfliteTensors,       &kTfliteOperators,
+    &kTfliteRank,          &kServeBodyBytes,      &kServeJsonDepth,   &kServeInstances,      &kServeImagePixels,
 };
 
 } // namespace parse_limits
