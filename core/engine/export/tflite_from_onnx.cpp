@@ -88,6 +88,16 @@ public:
         }
         for (const auto &o : m_graph.output())
             m_graphOutputs.insert(o.name());
+        // Operators without a translation are refused before anything runs.
+        static const std::set<std::string> known{"Conv", "MaxPool", "GlobalAveragePool", "ReduceMean", "Relu", "Sigmoid",
+                                                 "HardSigmoid", "Sqrt", "Div", "Add", "Sub", "Mul", "Flatten", "Reshape",
+                                                 "Transpose", "Gemm", "MatMul", "Softmax", "Concat", "Gather", "Cast",
+                                                 "Erf", "Shape", "Slice", "Expand"};
+        for (const auto &n : m_graph.node())
+            if (!known.count(n.op_type())) {
+                m_node = &n;
+                refuse("TFLite export has no translation for this operator");
+            }
         shapesAndConstants(model);
     }
 

@@ -1,12 +1,14 @@
-// ONNX / TorchScript / safetensors export: every backbone against LibTorch (through OpenCV DNN,
-// the reference runtime and torch::jit::load), FP16 and INT8 graphs, the export job on a
-// trained run, and hostile files.
+// ONNX / TFLite / TorchScript / safetensors export: every backbone against LibTorch (through
+// OpenCV DNN, the reference runtimes and torch::jit::load), FP16 and INT8 graphs, the export job
+// on a trained run (its TFLite INT8 file in LiteRT too), and hostile files.
 
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
+#include "engine/export/export_images.h"
 #include "engine/export/export_job.h"
 #include "engine/export/onnx_export.h"
 #include "engine/export/onnx_graph.h"
+#include "engine/export/tflite_export.h"
 #include "engine/formats/safetensors.h"
 #include "engine/models/backbone_registry.h"
 #include "engine/models/networks/classifier.h"
@@ -14,6 +16,7 @@
 #include "engine/run/run_config.h"
 #include "engine/training/trainer.h"
 
+#include "python_peer.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -199,6 +202,87 @@ TEST(OnnxExport, EveryBackboneMatchesLibTorchThroughOpenCvDnnAndTorchScript)
     }
 }
 
+// TFLite: every backbone's FP32 graph translated, written, read back and run by the reference
+// runtime matches LibTorch, with no layout transposes left in the CNNs; FP16 keeps the top-1.
+// (LiteRT runs each CNN family's files in the integration test export_litert.)
+TEST(TfliteExport, EveryBackboneMatchesLibTorchFromItsFile)
+{
+    for (const engine::BackboneInfo &info : engine::backboneRegistry()) {
+        if (info.name == "vit_b_16")
+            continue;
+        SCOPED_TRACE(info.name);
+        const int size = info.family == "ViT" ? 224 : 64;
+        Exported e = exportBackbone(info.name, size);
+        const engine::TfliteModel fp32 = engine::tfliteFromOnnx(e.proto);
+        const engine::TfliteModel back = engine::parseTflite(engine::serializeTflite(fp32), info.name);
+        ASSERT_EQ(back.inputs.size(), 1u);
+        EXPECT_EQ(back.tensors[std::size_t(back.inputs[0])].shape, (std::vector<std::int32_t>{1, size, size, 3}));
+        EXPECT_EQ(back.tensors[std::size_t(back.outputs[0])].name, "logits");
+        int transposes = 0;
+        for (const engine::TfliteOperator &o : back.operators)
+            transposes += o.op == engine::TfliteOp::Transpose;
+        if (info.family != "ViT") {
+            EXPECT_EQ(transposes, 0);
+        }
+        const torch::Tensor nhwc = e.input.permute({0, 2, 3, 1}).contiguous();
+        const double scale = std::max(1.0, e.reference.abs().max().item<double>());
+        EXPECT_LE(maxAbsDiff(engine::TfliteReferenceRuntime(back).runBatch(nhwc), e.reference), 1e-4 * scale);
+        const engine::TfliteModel half = engine::parseTflite(engine::serializeTflite(engine::tfliteToFloat16(fp32)), info.name);
+        const torch::Tensor halfOut = engine::TfliteReferenceRuntime(half).runBatch(nhwc);
+        EXPECT_TRUE(torch::equal(halfOut.argmax(1), e.reference.argmax(1)));
+        EXPECT_LE(maxAbsDiff(halfOut, e.reference), 5e-2 * scale);
+    }
+}
+
+// What TFLite cannot take is refused with the node (the module) and the operator named.
+TEST(TfliteExport, UnsupportedGraphsAreRefusedNamingTheNodeAndOperator)
+{
+    auto graphWith = [](const std::string &op, int group) {
+        onnx::ModelProto m;
+        m.set_ir_version(7);
+        m.add_opset_import()->set_version(13);
+        onnx::GraphProto *g = m.mutable_graph();
+        auto *in = g->add_input();
+        in->set_name("input");
+        auto *type = in->mutable_type()->mutable_tensor_type();
+        type->set_elem_type(onnx::TensorProto::FLOAT);
+        for (int d : {1, 4, 8, 8})
+            type->mutable_shape()->add_dim()->set_dim_value(d);
+        engine::OnnxGraph graph(g);
+        std::string y;
+        if (op == "Conv") {
+            const std::string w = graph.initializer("blocks.3.conv.weight", torch::randn({4, 4 / group, 3, 3}));
+            onnx::NodeProto &n = graph.node("Conv", {"input", w}, "blocks.3.conv");
+            engine::setInt(n, "group", group);
+            engine::setInts(n, "pads", {1, 1, 1, 1});
+            y = n.output(0);
+        } else {
+            y = graph.op(op, {"input"}, "blocks.3.act");
+        }
+        graph.renameOutput(y, "logits");
+        g->add_output()->set_name("logits");
+        return m;
+    };
+    auto refusal = [](const onnx::ModelProto &m) {
+        try {
+            engine::tfliteFromOnnx(m);
+        } catch (const engine::EngineError &e) {
+            return std::string(e.what());
+        }
+        return std::string("no refusal");
+    };
+    const std::string grouped = refusal(graphWith("Conv", 2));
+    EXPECT_NE(grouped.find("Conv node 'blocks.3.conv'"), std::string::npos) << grouped;
+    EXPECT_NE(grouped.find("2 groups"), std::string::npos) << grouped;
+    const std::string erf = refusal(graphWith("Erf", 1));
+    EXPECT_NE(erf.find("Erf node 'blocks.3.act'"), std::string::npos) << erf;
+    const std::string tanh = refusal(graphWith("Tanh", 1));
+    EXPECT_NE(tanh.find("Tanh node 'blocks.3.act'"), std::string::npos) << tanh;
+    // INT8 needs a model that takes pixels.
+    const engine::TfliteModel plain = engine::tfliteFromOnnx(graphWith("Conv", 1));
+    EXPECT_THROW(engine::quantizeTfliteInt8(plain, {torch::zeros({1, 8, 8, 4})}, {}, nullptr), engine::EngineError);
+}
+
 TEST(OnnxExport, PreprocessingAndSoftmaxInsideTheGraph)
 {
     const engine::BackboneInfo &info = engine::backboneInfo("mobilenet_v3_small");
@@ -360,7 +444,8 @@ TEST(OnnxExport, HostileFilesGiveErrorsNamingTheFile)
 }
 
 // The whole job on a run the trainer made: every format, verified, INT8 within a point of the
-// original's validation accuracy at under 30% of the FP32 file.
+// original's validation accuracy at under 30% of the FP32 file; the TFLite INT8 file reaches in
+// LiteRT the accuracy its report claims, and LiteRT and the reference runtime agree on it.
 TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
 {
     test::TempDir tmp;
@@ -394,7 +479,7 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
     engine::ExportOptions options;
     options.runDir = run;
     options.checkpoint = "last";
-    options.formats = {"onnx", "onnx-fp16", "onnx-int8", "torchscript", "safetensors"};
+    options.formats = {"onnx", "onnx-fp16", "onnx-int8", "tflite", "tflite-fp16", "tflite-int8", "torchscript", "safetensors"};
     options.outDir = tmp.file("export");
     options.calibImages = 64;
     options.accuracyImages = 300;
@@ -407,7 +492,7 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
     std::map<std::string, json> byFormat;
     for (const json &a : report["artifacts"])
         byFormat[a["format"]] = a;
-    ASSERT_EQ(byFormat.size(), 5u);
+    ASSERT_EQ(byFormat.size(), 8u);
     EXPECT_EQ(byFormat["onnx"]["runtime"], "opencv_dnn");
     EXPECT_LE(byFormat["onnx"]["verification"]["max_abs_diff"].get<double>(), 1e-4);
     EXPECT_EQ(byFormat["onnx"]["verification"]["top1_agreement"].get<double>(), 1.0);
@@ -423,6 +508,55 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
     EXPECT_EQ(int8["quantization"]["calibration"]["images"], 64);
     EXPECT_TRUE(int8["quantization"]["float_ops"].contains("MaxPool"));
     EXPECT_GE(byFormat["onnx-fp16"]["accuracy"]["top1"].get<double>(), reference - 1.0);
+
+    // TFLite: FP32 as exact as ONNX, FP16 and INT8 within a point, INT8 a quarter of the size,
+    // taking uint8 pixels [1, 32, 32, 1] and giving uint8 scores.
+    EXPECT_LE(byFormat["tflite"]["verification"]["max_abs_diff"].get<double>(), 1e-4);
+    EXPECT_GE(byFormat["tflite-fp16"]["accuracy"]["top1"].get<double>(), reference - 1.0);
+    const json &tfliteInt8 = byFormat["tflite-int8"];
+    const double tfliteInt8Accuracy = tfliteInt8["accuracy"]["top1"];
+    EXPECT_GE(tfliteInt8Accuracy, reference - 1.0) << tfliteInt8.dump();
+    EXPECT_LE(tfliteInt8["bytes"].get<double>(), 0.30 * byFormat["tflite"]["bytes"].get<double>());
+    EXPECT_EQ(tfliteInt8["input"]["type"], "UINT8");
+    EXPECT_EQ(tfliteInt8["input"]["shape"], json({1, 32, 32, 1}));
+    EXPECT_EQ(tfliteInt8["output"]["type"], "UINT8");
+    {
+        // The same 300 validation images as the report, as pixels; LiteRT runs the file.
+        const engine::BackboneInfo &info = engine::backboneInfo("resnet18");
+        engine::TransformOptions t;
+        t.train = false;
+        t.imageSize = 32;
+        t.resizeSize = int(std::lround(32.0 * info.resizeSize / info.inputSize));
+        t.channels = 1;
+        t.mean = info.mean;
+        t.std = info.std;
+        const engine::export_internal::ImageBatch validation =
+            engine::export_internal::loadImages(shards, "test", 300, false, t, true);
+        ASSERT_EQ(validation.pixels.size(0), 300);
+        const std::string in = tmp.file("pixels.bin"), out = tmp.file("litert.bin");
+        std::ofstream(in, std::ios::binary)
+            .write(static_cast<const char *>(validation.pixels.contiguous().data_ptr()), std::streamsize(validation.pixels.numel()));
+        const std::string model = options.outDir + "/model.int8.tflite";
+        int status = -1;
+        const std::string printed = test::runCommand(test::python() + " " + test::parityScript("litert_run.py").string() + " run " +
+                                                         model + " " + in + " " + out, &status);
+        ASSERT_EQ(status, 0) << printed;
+        torch::Tensor litert = torch::from_blob(const_cast<char *>(readFile(out).data()), {300, 10}, torch::kFloat).clone();
+        std::int64_t correct = 0;
+        for (std::int64_t i = 0; i < 300; ++i)
+            correct += litert[i].argmax().item<std::int64_t>() == validation.labels[std::size_t(i)];
+        EXPECT_NEAR(100.0 * double(correct) / 300.0, tfliteInt8Accuracy, 1.0) << "LiteRT against the report";
+        const engine::TfliteModel file = engine::readTfliteFile(model);
+        const engine::TfliteTensor &output = file.tensors[std::size_t(file.outputs[0])];
+        const double step = output.quantization.scale.at(0);
+        const torch::Tensor reference =
+            (engine::TfliteReferenceRuntime(file).runBatch(validation.pixels).to(torch::kFloat) - float(output.quantization.zeroPoint.at(0))) * step;
+        const double agreement = (reference.argmax(1) == litert.argmax(1)).to(torch::kDouble).mean().item<double>();
+        EXPECT_GE(agreement, 0.99) << "LiteRT and the reference runtime on INT8";
+        EXPECT_LE(maxAbsDiff(reference, litert), 3 * step) << "LiteRT and the reference runtime on INT8";
+        EXPECT_EQ(readFile(options.outDir + "/labels.txt").substr(0, classes[0].size() + 1), classes[0] + "\n");
+        EXPECT_EQ(json::parse(file.metadata.at("lathe"))["labels"], json(classes));
+    }
 
     // The files and what they say about themselves.
     for (const char *f : {"model.onnx", "model.fp16.onnx", "model.int8.onnx", "model.pt", "model.safetensors",
