@@ -2,7 +2,8 @@
 Lathe's own writers (lathe-cli demo-data, convert, config defaults) and by Pillow for the image
 formats Lathe reads, so each fuzzer starts from every structure its parser knows.
 Usage: python make_corpus.py LATHE_CLI [MAKE_ONNX_SEEDS]   (the project venv's python: it has Pillow;
-MAKE_ONNX_SEEDS: the tool of that name in Lathe's build, tests/fuzz/, beside lathe-cli's app/ by default)"""
+MAKE_ONNX_SEEDS: the tool of that name in Lathe's build, tests/fuzz/, beside lathe-cli's app/ by default;
+the tflite seeds come from that build's test_engine_tflite, tests/unit/engine/)"""
 import base64
 import gzip
 import io
@@ -178,5 +179,11 @@ for i, line in enumerate(routes):
 seeds = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(cli), "..", "tests", "fuzz", "make_onnx_seeds")
 os.makedirs(os.path.join(corpus, "onnx"), exist_ok=True)
 subprocess.run([seeds, os.path.join(corpus, "onnx")], check=True)
+# TFLite: small models as serializeTflite writes them (float, float16 constants, int8), written by
+# the unit test test_engine_tflite.
+tflite_test = os.path.join(os.path.dirname(cli), "..", "tests", "unit", "engine", "test_engine_tflite")
+os.makedirs(os.path.join(corpus, "tflite"), exist_ok=True)
+subprocess.run([tflite_test, "--gtest_filter=TfliteFuzzSeeds.*"], check=True, stdout=subprocess.DEVNULL,
+               env=dict(os.environ, LATHE_TFLITE_SEEDS=os.path.join(corpus, "tflite")))
 
 print("corpus written to", corpus)

@@ -1244,3 +1244,29 @@ TEST(TfliteLiteRt, Int8OperatorsAgreeWithinOneQuantisationStep)
         }
     }
 }
+
+// The fuzz target's seeds (tests/fuzz/corpus/tflite; tests/fuzz/make_corpus.py runs this with
+// LATHE_TFLITE_SEEDS set to that folder): a few of the models above, as serializeTflite writes them.
+TEST(TfliteFuzzSeeds, WrittenWhenAsked)
+{
+    const char *dir = std::getenv("LATHE_TFLITE_SEEDS");
+    if (!dir || !*dir)
+        GTEST_SKIP() << "LATHE_TFLITE_SEEDS not set";
+    std::vector<std::pair<std::string, TfliteModel>> seeds{{"all_operators", allOperatorsModel()}};
+    const std::set<std::string> chosen{"conv_grouped",    "depthwise_same_stride2", "fully_connected_rows_no_bias",
+                                       "gather_scalar",   "batch_matmul_adj_y",     "dequantize_float16",
+                                       "int8_conv",       "int8_fully_connected",   "int8_SOFTMAX",
+                                       "int8_to_uint8_QUANTIZE", "int8_pad_max_pool_reshape_transpose"};
+    std::vector<Case> cases = floatCases();
+    for (Case &c : int8Cases())
+        cases.push_back(std::move(c));
+    for (const Case &c : cases)
+        if (chosen.count(c.name))
+            seeds.emplace_back(c.name, c.model);
+    ASSERT_EQ(seeds.size(), chosen.size() + 1);
+    for (const auto &[name, model] : seeds) {
+        const std::string bytes = engine::serializeTflite(model);
+        EXPECT_LT(bytes.size(), 20000u) << name;
+        writeFile(std::string(dir) + "/" + name + ".tflite", bytes);
+    }
+}
