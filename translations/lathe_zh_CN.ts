@@ -400,6 +400,10 @@
         <source>Not measured: this export did not time its files.</source>
         <translation>未测量：此次导出未对其文件计时。</translation>
     </message>
+    <message>
+        <source>Not measured here: TFLite files run in LiteRT (on a phone, or with ai-edge-litert in Python); this program checked it with its reference runtime, which is not timed. The README&apos;s benchmark table has LiteRT&apos;s latency on this CPU.</source>
+        <translation>此处未测量：TFLite 文件在 LiteRT 中运行（在手机上，或用 Python 的 ai-edge-litert）；本程序用其参考运行时检查了它，参考运行时不计时。README 的基准表列有 LiteRT 在本 CPU 上的延迟。</translation>
+    </message>
 </context>
 <context>
     <name>HelpLinks</name>
@@ -1935,14 +1939,6 @@ Predicted: %2
         <translation>选项</translation>
     </message>
     <message>
-        <source>The ONNX and TorchScript models take uint8 pixels (N, H, W, C) and normalise them inside; without it they take normalised float32 (N, C, H, W).</source>
-        <translation>ONNX 和 TorchScript 模型接受 uint8 像素（N, H, W, C）并在内部归一化；不勾选时接受已归一化的 float32（N, C, H, W）。</translation>
-    </message>
-    <message>
-        <source>The ONNX and TorchScript models output probabilities instead of logits.</source>
-        <translation>ONNX 和 TorchScript 模型输出概率而非 logits。</translation>
-    </message>
-    <message>
         <source>Min-max</source>
         <translation>最小-最大值</translation>
     </message>
@@ -2253,6 +2249,54 @@ Predicted: %2
     <message>
         <source>Stopping %1 after the requests in flight…</source>
         <translation>应答完正在处理的请求后停止 %1…</translation>
+    </message>
+    <message>
+        <source>TFLite FP32</source>
+        <translation>TFLite FP32</translation>
+    </message>
+    <message>
+        <source>TFLite FP16</source>
+        <translation>TFLite FP16</translation>
+    </message>
+    <message>
+        <source>TFLite INT8 (full integer)</source>
+        <translation>TFLite INT8（全整数）</translation>
+    </message>
+    <message>
+        <source>TensorFlow Lite for phones and edge devices (model.tflite, NHWC, batch 1), with labels.txt beside it and the labels, mean and std in its metadata.</source>
+        <translation>用于手机和边缘设备的 TensorFlow Lite（model.tflite，NHWC，批大小 1），旁边附 labels.txt，元数据中含类别名、均值和标准差。</translation>
+    </message>
+    <message>
+        <source>TFLite with float16 weights (half the size), computed in float32 as TFLite&apos;s float16 quantisation does.</source>
+        <translation>float16 权重的 TFLite（大小减半），按 TFLite 的 float16 量化方式以 float32 计算。</translation>
+    </message>
+    <message>
+        <source>Full-integer TFLite for microcontrollers and NPUs: int8 weights and activations, uint8 (or int8) pixels in and scores out, calibrated on training images. Fails when its validation accuracy drops more than one point below the original&apos;s.</source>
+        <translation>面向微控制器和 NPU 的全整数 TFLite：int8 权重和激活，输入 uint8（或 int8）像素、输出分数，在训练图像上校准。若其验证准确率比原模型低一个百分点以上，则判为失败。</translation>
+    </message>
+    <message>
+        <source>The ONNX, TorchScript and float TFLite models take uint8 pixels (N, H, W, C) and normalise them inside; without it they take normalised float32 (N, C, H, W; TFLite: N, H, W, C). TFLite INT8 always takes pixels.</source>
+        <translation>ONNX、TorchScript 和浮点 TFLite 模型接收 uint8 像素 (N, H, W, C) 并在内部归一化；否则接收归一化后的 float32 (N, C, H, W；TFLite 为 N, H, W, C)。TFLite INT8 始终接收像素。</translation>
+    </message>
+    <message>
+        <source>The ONNX, TorchScript and TFLite models output probabilities instead of logits.</source>
+        <translation>ONNX、TorchScript 和 TFLite 模型输出概率而非 logits。</translation>
+    </message>
+    <message>
+        <source>uint8</source>
+        <translation>uint8</translation>
+    </message>
+    <message>
+        <source>int8</source>
+        <translation>int8</translation>
+    </message>
+    <message>
+        <source>The TFLite INT8 model&apos;s input and output type: uint8 (pixels 0-255, as Android&apos;s image classification samples expect) or int8 (pixel - 128, for NPUs that take int8 only).</source>
+        <translation>TFLite INT8 模型的输入和输出类型：uint8（像素 0-255，Android 图像分类示例所用）或 int8（像素 - 128，用于只接受 int8 的 NPU）。</translation>
+    </message>
+    <message>
+        <source>TFLite INT8 input/output:</source>
+        <translation>TFLite INT8 输入/输出：</translation>
     </message>
 </context>
 <context>
