@@ -401,7 +401,7 @@
         <translation>未测量：此次导出未对其文件计时。</translation>
     </message>
     <message>
-        <source>Not measured here: TFLite files run in LiteRT (on a phone, or with ai-edge-litert in Python); this program checked it with its reference runtime, which is not timed. The README&apos;s benchmark table has LiteRT&apos;s latency on this CPU.</source>
+        <source>Not measured: TFLite files run in LiteRT (on a phone, or with ai-edge-litert in Python); this program checked it with its reference runtime, which is not timed. The README&apos;s benchmark table has LiteRT&apos;s latency on this CPU.</source>
         <translation>此处未测量：TFLite 文件在 LiteRT 中运行（在手机上，或用 Python 的 ai-edge-litert）；本程序用其参考运行时检查了它，参考运行时不计时。README 的基准表列有 LiteRT 在本 CPU 上的延迟。</translation>
     </message>
 </context>

@@ -130,10 +130,15 @@ void TestExportPage::exportsVerifiesAndRecords()
     m_page->formatCheck(QStringLiteral("onnx-int8"))->setChecked(true);
     m_page->formatCheck(QStringLiteral("safetensors"))->setChecked(true);
     QVERIFY(m_page->calibImagesSpin()->isEnabled());
+    // The TFLite INT8 file's input/output type is asked only when it is chosen.
+    QVERIFY(!m_page->int8IoCombo()->isEnabled());
+    m_page->formatCheck(QStringLiteral("tflite-int8"))->setChecked(true);
+    QVERIFY(m_page->int8IoCombo()->isEnabled());
+    m_page->int8IoCombo()->setCurrentIndex(m_page->int8IoCombo()->findData(QStringLiteral("int8")));
     m_page->calibImagesSpin()->setValue(8);
     m_page->calibMethodCombo()->setCurrentIndex(m_page->calibMethodCombo()->findData(QStringLiteral("percentile")));
-    QCOMPARE(m_page->checkedFormats(),
-             (QStringList{QStringLiteral("onnx"), QStringLiteral("onnx-int8"), QStringLiteral("safetensors")}));
+    QCOMPARE(m_page->checkedFormats(), (QStringList{QStringLiteral("onnx"), QStringLiteral("onnx-int8"),
+                                                    QStringLiteral("tflite-int8"), QStringLiteral("safetensors")}));
 
     QSignalSpy finished(m_page.get(), &ExportPage::exportFinished);
     QSignalSpy failed(m_page.get(), &ExportPage::exportFailed);
@@ -155,10 +160,11 @@ void TestExportPage::exportsVerifiesAndRecords()
     QVERIFY(reportFile.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(reportFile.readAll()).object();
     const QJsonArray artifacts = report.value(QStringLiteral("artifacts")).toArray();
-    QCOMPARE(artifacts.size(), 3);
-    QCOMPARE(m_page->reportModel()->rowCount(), 3);
-    const QStringList formats = {QStringLiteral("onnx"), QStringLiteral("onnx-int8"), QStringLiteral("safetensors")};
-    for (int row = 0; row < 3; ++row) {
+    QCOMPARE(artifacts.size(), 4);
+    QCOMPARE(m_page->reportModel()->rowCount(), 4);
+    const QStringList formats = {QStringLiteral("onnx"), QStringLiteral("onnx-int8"), QStringLiteral("tflite-int8"),
+                                 QStringLiteral("safetensors")};
+    for (int row = 0; row < 4; ++row) {
         const QJsonObject a = artifacts.at(row).toObject();
         QCOMPARE(cell(row, ExportPage::FormatColumn), formats.at(row));
         QCOMPARE(cell(row, ExportPage::FileColumn), a.value(QStringLiteral("file")).toString());
@@ -190,14 +196,20 @@ void TestExportPage::exportsVerifiesAndRecords()
     }
     // FP32 ONNX and safetensors reproduce the model; INT8 is measured on the validation images.
     QCOMPARE(cell(0, ExportPage::StatusColumn), QStringLiteral("passed"));
-    QCOMPARE(cell(2, ExportPage::StatusColumn), QStringLiteral("passed"));
+    QCOMPARE(cell(3, ExportPage::StatusColumn), QStringLiteral("passed"));
     QCOMPARE(cell(0, ExportPage::FileColumn), QStringLiteral("model.onnx"));
+    // The TFLite INT8 file as asked: int8 pixels in, int8 scores out; labels.txt beside it.
+    const QJsonObject tflite = artifacts.at(2).toObject();
+    QCOMPARE(tflite.value(QStringLiteral("input")).toObject().value(QStringLiteral("type")).toString(), QStringLiteral("INT8"));
+    QCOMPARE(tflite.value(QStringLiteral("output")).toObject().value(QStringLiteral("type")).toString(), QStringLiteral("INT8"));
+    QVERIFY(QFile::exists(QDir(outDir).filePath(QStringLiteral("labels.txt"))));
     // INT8 is checked by the reference runtime, which is not timed; safetensors holds weights only.
     const auto whyNoLatency = [this](int row) {
         return m_page->reportModel()->index(row, ExportPage::Latency1Column).data(Qt::ToolTipRole).toString();
     };
     QVERIFY2(whyNoLatency(1).contains(QStringLiteral("reference runtime")), qPrintable(whyNoLatency(1)));
-    QVERIFY2(whyNoLatency(2).contains(QStringLiteral("weights file")), qPrintable(whyNoLatency(2)));
+    QVERIFY2(whyNoLatency(2).contains(QStringLiteral("LiteRT")), qPrintable(whyNoLatency(2)));
+    QVERIFY2(whyNoLatency(3).contains(QStringLiteral("weights file")), qPrintable(whyNoLatency(3)));
     QVERIFY(!cell(1, ExportPage::AccuracyColumn).isEmpty());
     QVERIFY(QFile::exists(QDir(outDir).filePath(QStringLiteral("model.json"))));
     QVERIFY(m_page->openFolderButton()->isEnabled());
@@ -227,7 +239,7 @@ void TestExportPage::reopenedPageListsTheExport()
     QVERIFY(page);
     QCOMPARE(page->historyModel()->rowCount(), 1);
     QCOMPARE(page->historyModel()->index(0, 0).data(Qt::UserRole).toLongLong(), m_exportId);
-    QCOMPARE(page->historyModel()->index(0, 3).data().toString(), QStringLiteral("onnx, onnx-int8, safetensors"));
+    QCOMPARE(page->historyModel()->index(0, 3).data().toString(), QStringLiteral("onnx, onnx-int8, tflite-int8, safetensors"));
     QCOMPARE(page->reportModel()->rowCount(), 0);
     QVERIFY(!page->copyPathButton()->isEnabled());
 
@@ -235,8 +247,8 @@ void TestExportPage::reopenedPageListsTheExport()
     page->historyView()->selectRow(0);
     QCOMPARE(shown.size(), 1);
     QCOMPARE(page->shownExportId(), m_exportId);
-    QCOMPARE(page->reportModel()->rowCount(), 3);
-    QCOMPARE(page->reportModel()->index(2, ExportPage::FormatColumn).data().toString(), QStringLiteral("safetensors"));
+    QCOMPARE(page->reportModel()->rowCount(), 4);
+    QCOMPARE(page->reportModel()->index(3, ExportPage::FormatColumn).data().toString(), QStringLiteral("safetensors"));
     QCOMPARE(page->shownFolder(), m_page->shownFolder());
     QVERIFY(page->copyPathButton()->isEnabled());
     QTest::mouseClick(page->copyPathButton(), Qt::LeftButton);

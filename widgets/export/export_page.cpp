@@ -73,7 +73,7 @@ QString latencyNotMeasured(const QJsonObject &artifact)
                                                          "checked with Lathe's reference runtime, which is not timed. "
                                                          "Time it in ONNX Runtime.");
     if (runtime == QLatin1String("reference") && format.startsWith(QLatin1String("tflite")))
-        return QCoreApplication::translate("ExportPage", "Not measured here: TFLite files run in LiteRT (on a phone, or "
+        return QCoreApplication::translate("ExportPage", "Not measured: TFLite files run in LiteRT (on a phone, or "
                                                          "with ai-edge-litert in Python); this program checked it with its "
                                                          "reference runtime, which is not timed. The README's benchmark "
                                                          "table has LiteRT's latency on this CPU.");
