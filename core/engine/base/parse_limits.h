@@ -78,8 +78,8 @@ inline constexpr ParseLimit kOnnxFileBytes{"onnx.file_bytes", std::uint64_t(2) <
                                            "protobuf refuses messages over 2 GiB; refused before reading"};
 
 // TFLite files read back (the FP32 / FP16 / INT8 checks, lathe-cli predict on an export).
-inline constexpr ParseLimit kTfliteFileBytes{"tflite.file_bytes", (std::uint64_t(2) << 30) - 1, "bytes",
-                                             "FlatBuffers address less than 2 GiB (32-bit signed offsets); refused before reading"};
+inline constexpr ParseLimit kTfliteFileBytes{"tflite.file_bytes", (std::uint64_t(2) << 30) - 2, "bytes",
+                                             "FlatBuffers verify buffers under 2^31 - 1 bytes (32-bit signed offsets); refused before reading"};
 inline constexpr ParseLimit kTfliteTensors{"tflite.tensors", 100000, "tensors",
                                            "tensors of the one subgraph; an image classifier has a few thousand"};
 inline constexpr ParseLimit kTfliteOperators{"tflite.operators", 100000, "operators",

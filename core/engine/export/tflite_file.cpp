@@ -20,6 +20,9 @@ namespace lathe::engine {
 
 namespace tfl = lathe::tflite;
 
+// flatbuffers::Verifier takes buffers under FLATBUFFERS_MAX_BUFFER_SIZE (it asserts so).
+static_assert(parse_limits::kTfliteFileBytes.value < FLATBUFFERS_MAX_BUFFER_SIZE);
+
 // Constant data is copied between tensors and buffers as bytes; TFLite files are little-endian.
 static_assert(FLATBUFFERS_LITTLEENDIAN, "TFLite buffers are little-endian");
 
@@ -701,8 +704,13 @@ TfliteModel parseTflite(const std::string &bytes, const std::string &what)
         if (const tfl::QuantizationParameters *q = ft->quantization()) {
             if (q->scale())
                 t.quantization.scale.assign(q->scale()->begin(), q->scale()->end());
-            if (q->zero_point())
-                t.quantization.zeroPoint.assign(q->zero_point()->begin(), q->zero_point()->end());
+            // Copied as bytes: the verifier checks a vector's length field for 4-byte alignment
+            // only, so int64 values may sit misaligned in a hostile file (found by fuzz_tflite).
+            if (const auto *zp = q->zero_point()) {
+                t.quantization.zeroPoint.resize(zp->size());
+                if (zp->size() > 0)
+                    std::memcpy(t.quantization.zeroPoint.data(), zp->Data(), zp->size() * sizeof(std::int64_t));
+            }
             t.quantization.dimension = q->quantized_dimension();
         }
         model.tensors.push_back(std::move(t));
