@@ -44,34 +44,28 @@ print(json.dumps({"arch": arch, "export": "onnx onnx-fp16 onnx-int8 tflite tflit
                   "tflite_fp32_bytes": os.path.getsize(f"{tmp}/{arch}/model.tflite"),
                   "tflite_int8_bytes": os.path.getsize(f"{tmp}/{arch}/model.int8.tflite")}))
 PYEOF
-  # LiteRT (XNNPACK) runs the TFLite files at batch 1, as phones do; interleaved.
+  # LiteRT (XNNPACK) runs the TFLite files at batch 1, as phones do; ONNX Runtime and OpenVINO
+  # the ONNX files at batch 1 and 32. Each compare interleaves a format's three files.
   "$PY" "$ROOT/tests/parity/litert_run.py" compare 20 "$THREADS" \
-    "$TMP/$arch/model.tflite" "$TMP/$arch/model.fp16.tflite" "$TMP/$arch/model.int8.tflite" > "$TMP/litert.json"
-  "$PY" - "$arch" "$TMP" <<'PYEOF'
-import json, sys
-arch, tmp = sys.argv[1], sys.argv[2]
-r = json.load(open(f"{tmp}/litert.json"))
-ms = {k.rsplit("/", 1)[-1]: v for k, v in r["ms_per_image"].items()}
-fp32, fp16, int8 = ms["model.tflite"], ms["model.fp16.tflite"], ms["model.int8.tflite"]
-print(json.dumps({"arch": arch, "runtime": r["runtime"] + (" xnnpack" if all(r["xnnpack"].values()) else ""), "batch": 1,
-                  "fp32_ms_per_image": round(fp32, 3), "fp16_ms_per_image": round(fp16, 3),
-                  "int8_ms_per_image": round(int8, 3), "int8_speedup": round(fp32 / int8, 2)}))
-PYEOF
+    "$TMP/$arch/model.tflite" "$TMP/$arch/model.fp16.tflite" "$TMP/$arch/model.int8.tflite" > "$TMP/latency-litert.json"
   for batch in 1 32; do
     reps=$([ "$batch" = 1 ] && echo 20 || echo 3)
     for runtime in onnxruntime openvino; do
       "$PY" "$ROOT/tests/parity/ort_run.py" --runtime "$runtime" compare "$batch,3,224,224" "$reps" "$THREADS" \
-        "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/latency.json"
-      "$PY" - "$arch" "$TMP" <<'PYEOF'
-import json, sys
-arch, tmp = sys.argv[1], sys.argv[2]
-r = json.load(open(f"{tmp}/latency.json"))
-ms = {k.rsplit("/", 1)[-1]: v for k, v in r["ms_per_image"].items()}
-fp32, fp16, int8 = ms["model.onnx"], ms["model.fp16.onnx"], ms["model.int8.onnx"]
-print(json.dumps({"arch": arch, "runtime": r["runtime"], "batch": r["batch"],
-                  "fp32_ms_per_image": round(fp32, 3), "fp16_ms_per_image": round(fp16, 3),
-                  "int8_ms_per_image": round(int8, 3), "int8_speedup": round(fp32 / int8, 2)}))
-PYEOF
+        "$TMP/$arch/model.onnx" "$TMP/$arch/model.fp16.onnx" "$TMP/$arch/model.int8.onnx" > "$TMP/latency-$runtime-$batch.json"
     done
   done
+  "$PY" - "$arch" "$TMP"/latency-*.json <<'PYEOF'
+import json, sys
+arch = sys.argv[1]
+for path in sys.argv[2:]:
+    r = json.load(open(path))
+    # FP32, FP16 and INT8 by the file's name: model[.fp16|.int8].onnx|tflite
+    names = {k: k.rsplit("/", 1)[-1].split(".") for k in r["ms_per_image"]}
+    ms = {names[k][1] if len(names[k]) > 2 else "fp32": v for k, v in r["ms_per_image"].items()}
+    runtime = r["runtime"] + (" xnnpack" if all(r.get("xnnpack", {"": False}).values()) else "")
+    print(json.dumps({"arch": arch, "runtime": runtime, "batch": r["batch"],
+                      "fp32_ms_per_image": round(ms["fp32"], 3), "fp16_ms_per_image": round(ms["fp16"], 3),
+                      "int8_ms_per_image": round(ms["int8"], 3), "int8_speedup": round(ms["fp32"] / ms["int8"], 2)}))
+PYEOF
 done
