@@ -369,7 +369,8 @@ TfliteOptions readOptions(const tfl::Operator &fop, TfliteOp op, const std::stri
     case TfliteOp::Gather: {
         const auto *g = fop.builtin_options_as_GatherOptions();
         if (g->batch_dims() != 0)
-            throw EngineError(where + ": batch_dims " + std::to_string(g->batch_dims()) + " is not one Lathe reads (0)");
+            throw EngineError(where + ": batch_dims " + std::to_string(g->batch_dims()) +
+                              " is not one Lathe reads (0)");
         o.axis = g->axis();
         break;
     }
@@ -454,8 +455,8 @@ std::string quoted(const std::string &bytes)
 {
     std::string s = "'";
     for (unsigned char c : bytes)
-        s += c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
-                                                                  "0123456789abcdef"[c & 15];
+        s += c >= 0x20 && c < 0x7f ? std::string(1, char(c))
+                                   : "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
     return s + "'";
 }
 
@@ -497,15 +498,16 @@ void checkTfliteModel(const TfliteModel &model, const std::string &what)
                 throw EngineError(where + ": quantised dimension " + std::to_string(q.dimension) + " of a shape " +
                                   shapeText(t.shape));
             if (std::size_t(t.shape[std::size_t(q.dimension)]) != q.scale.size())
-                throw EngineError(where + ": " + std::to_string(q.scale.size()) + " quantisation scales along dimension " +
-                                  std::to_string(q.dimension) + " of " + shapeText(t.shape));
+                throw EngineError(where + ": " + std::to_string(q.scale.size()) +
+                                  " quantisation scales along dimension " + std::to_string(q.dimension) + " of " +
+                                  shapeText(t.shape));
         }
     }
     auto checkIndex = [&](std::int32_t index, bool optional, const std::string &where) {
         if ((optional && index == -1) || (index >= 0 && index < count))
             return;
-        throw EngineError(where + ": tensor index " + std::to_string(index) + " out of range (" + std::to_string(count) +
-                          " tensors)");
+        throw EngineError(where + ": tensor index " + std::to_string(index) + " out of range (" +
+                          std::to_string(count) + " tensors)");
     };
     for (std::size_t j = 0; j < model.operators.size(); ++j) {
         const TfliteOperator &op = model.operators[j];
@@ -539,7 +541,8 @@ std::string serializeTflite(const TfliteModel &model)
             throw EngineError(what + ": " + opWhere(op, j) + ": no bias; TFLite's CONV_2D needs one (zeros will do)");
         // TFLite's kernel refuses one (concatenation.cc); XNNPACK ignores it.
         if (op.op == TfliteOp::Concatenation && op.options.activation != TfliteActivation::None)
-            throw EngineError(what + ": " + opWhere(op, j) + ": a fused activation, which TFLite's CONCATENATION refuses");
+            throw EngineError(what + ": " + opWhere(op, j) +
+                              ": a fused activation, which TFLite's CONCATENATION refuses");
     }
     // FlatBuffers address less than 2 GiB; refuse before building rather than fail inside.
     std::uint64_t payload = 0;
@@ -549,7 +552,8 @@ std::string serializeTflite(const TfliteModel &model)
     for (const auto &entry : model.metadata)
         payload += entry.first.size() + entry.second.size() + 32;
     if (payload > (std::uint64_t(2) << 30) - (std::uint64_t(64) << 20))
-        throw EngineError(what + ": " + std::to_string(payload) + " bytes of weights and metadata; a TFLite file "
+        throw EngineError(what + ": " + std::to_string(payload) +
+                          " bytes of weights and metadata; a TFLite file "
                           "holds less than 2 GiB");
 
     flatbuffers::FlatBufferBuilder fbb(std::size_t(payload) + 65536);
@@ -578,9 +582,9 @@ std::string serializeTflite(const TfliteModel &model)
         const TfliteTensor &t = model.tensors[i];
         flatbuffers::Offset<tfl::QuantizationParameters> quantization = 0;
         if (!t.quantization.empty())
-            quantization = tfl::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(t.quantization.scale),
-                                                             fbb.CreateVector(t.quantization.zeroPoint),
-                                                             t.quantization.dimension);
+            quantization =
+                tfl::CreateQuantizationParameters(fbb, 0, 0, fbb.CreateVector(t.quantization.scale),
+                                                  fbb.CreateVector(t.quantization.zeroPoint), t.quantization.dimension);
         tensors.push_back(tfl::CreateTensor(fbb, fbb.CreateVector(t.shape), static_cast<tfl::TensorType>(t.type),
                                             bufferOf[i], fbb.CreateString(t.name), quantization));
     }
@@ -594,10 +598,9 @@ std::string serializeTflite(const TfliteModel &model)
         if (it == codes.end())
             it = codes.insert(codes.end(), code);
         const flatbuffers::Offset<void> options = writeOptions(fbb, op);
-        operators.push_back(tfl::CreateOperator(fbb, std::uint32_t(it - codes.begin()), fbb.CreateVector(op.inputs),
-                                                fbb.CreateVector(op.outputs),
-                                                options.IsNull() ? tfl::BuiltinOptions::NONE : optionsType(op.op),
-                                                options));
+        operators.push_back(tfl::CreateOperator(
+            fbb, std::uint32_t(it - codes.begin()), fbb.CreateVector(op.inputs), fbb.CreateVector(op.outputs),
+            options.IsNull() ? tfl::BuiltinOptions::NONE : optionsType(op.op), options));
     }
     std::vector<flatbuffers::Offset<tfl::OperatorCode>> operatorCodes;
     for (const auto &[op, version] : codes) {
@@ -617,15 +620,15 @@ std::string serializeTflite(const TfliteModel &model)
     };
     const auto signatureInputs = tensorMaps(model.inputs, "input_");
     const auto signatureOutputs = tensorMaps(model.outputs, "output_");
-    const auto signature = tfl::CreateSignatureDef(fbb, signatureInputs, signatureOutputs,
-                                                   fbb.CreateString("serving_default"), 0);
-    const auto subgraph = tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(model.inputs),
-                                              fbb.CreateVector(model.outputs), fbb.CreateVector(operators),
-                                              fbb.CreateString("main"));
-    const auto root = tfl::CreateModel(fbb, kSchemaVersion, fbb.CreateVector(operatorCodes),
-                                       fbb.CreateVector(std::vector{subgraph}), fbb.CreateString(model.description),
-                                       fbb.CreateVector(buffers), fbb.CreateVector(metadata),
-                                       fbb.CreateVector(std::vector{signature}));
+    const auto signature =
+        tfl::CreateSignatureDef(fbb, signatureInputs, signatureOutputs, fbb.CreateString("serving_default"), 0);
+    const auto subgraph =
+        tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(model.inputs),
+                            fbb.CreateVector(model.outputs), fbb.CreateVector(operators), fbb.CreateString("main"));
+    const auto root =
+        tfl::CreateModel(fbb, kSchemaVersion, fbb.CreateVector(operatorCodes), fbb.CreateVector(std::vector{subgraph}),
+                         fbb.CreateString(model.description), fbb.CreateVector(buffers), fbb.CreateVector(metadata),
+                         fbb.CreateVector(std::vector{signature}));
     tfl::FinishModelBuffer(fbb, root);
     return std::string(reinterpret_cast<const char *>(fbb.GetBufferPointer()), fbb.GetSize());
 }
@@ -636,7 +639,8 @@ TfliteModel parseTflite(const std::string &bytes, const std::string &what)
     if (bytes.size() < 8)
         throw EngineError(what + ": not a TFLite file (" + std::to_string(bytes.size()) + " bytes)");
     if (bytes.compare(4, 4, tfl::ModelIdentifier()) != 0)
-        throw EngineError(what + ": not a TFLite file (file identifier " + quoted(bytes.substr(4, 4)) + ", not 'TFL3')");
+        throw EngineError(what + ": not a TFLite file (file identifier " + quoted(bytes.substr(4, 4)) +
+                          ", not 'TFL3')");
     const auto *data = reinterpret_cast<const std::uint8_t *>(bytes.data());
     flatbuffers::Verifier::Options verifierOptions;
     verifierOptions.max_depth = kMaxDepth;
@@ -733,9 +737,10 @@ TfliteModel parseTflite(const std::string &bytes, const std::string &what)
             throw EngineError(where + ": custom operator " + quoted(str(code->custom_code())) +
                               " is not one Lathe reads");
         if (!knownOp(builtin))
-            throw EngineError(where + ": builtin operator code " + std::to_string(builtin) +
-                              (tfliteOpName(op).rfind("code ", 0) == 0 ? std::string() : " (" + tfliteOpName(op) + ")") +
-                              " is not one Lathe reads");
+            throw EngineError(
+                where + ": builtin operator code " + std::to_string(builtin) +
+                (tfliteOpName(op).rfind("code ", 0) == 0 ? std::string() : " (" + tfliteOpName(op) + ")") +
+                " is not one Lathe reads");
         TfliteOperator &added = model.addOperator(op, {}, {});
         if (fop->inputs())
             added.inputs.assign(fop->inputs()->begin(), fop->inputs()->end());

@@ -49,7 +49,8 @@ double elements(const Shape &shape)
 
 bool isInteger(TfliteType type)
 {
-    return type == TfliteType::Int8 || type == TfliteType::UInt8 || type == TfliteType::Int32 || type == TfliteType::Int64;
+    return type == TfliteType::Int8 || type == TfliteType::UInt8 || type == TfliteType::Int32 ||
+           type == TfliteType::Int64;
 }
 
 // Quantisation parameters shaped to broadcast against a value of rank `rank`.
@@ -318,13 +319,15 @@ torch::Tensor TfliteReferenceRuntime::Impl::convolution(const Op &c, bool depthw
                    c.tensorOf(2));
         bias = bias.reshape({outCh});
     }
-    const Axis ay = spatial(h, kh, o.strideH, o.dilationH, o.padSame), ax = spatial(wd, kw, o.strideW, o.dilationW, o.padSame);
+    const Axis ay = spatial(h, kh, o.strideH, o.dilationH, o.padSame),
+               ax = spatial(wd, kw, o.strideW, o.dilationW, o.padSame);
     if (ay.out < 1 || ax.out < 1)
         c.fail("the filter is larger than the input " + shapeText(x.sizes().vec()));
     c.expectShape({n, ay.out, ax.out, outCh});
     c.checkElements(double(n) * double(h + ay.before + ay.after) * double(wd + ax.before + ax.after) * double(ch),
                     "the padded input");
-    c.checkWork(double(n) * double(ay.out) * double(ax.out) * double(outCh) * double(kh) * double(kw) * double(perGroup));
+    c.checkWork(double(n) * double(ay.out) * double(ax.out) * double(outCh) * double(kh) * double(kw) *
+                double(perGroup));
     const torch::Tensor padded = torch::constant_pad_nd(toNchw(x), {ax.before, ax.after, ay.before, ay.after}, 0);
     const torch::Tensor weight = depthwise ? w.permute({3, 0, 1, 2}) : w.permute({0, 3, 1, 2});
     const std::vector<std::int64_t> stride{o.strideH, o.strideW}, noPadding{0, 0}, dilation{o.dilationH, o.dilationW};
@@ -352,11 +355,11 @@ torch::Tensor TfliteReferenceRuntime::Impl::pool(const Op &c, bool max) const
         return toNhwc(torch::max_pool2d(padded, {o.filterH, o.filterW}, {o.strideH, o.strideW}));
     }
     // TFLite averages over the window's elements inside the input only.
-    const torch::Tensor sum = torch::avg_pool2d(torch::constant_pad_nd(xc, pads, 0), {o.filterH, o.filterW},
-                                                {o.strideH, o.strideW});
+    const torch::Tensor sum =
+        torch::avg_pool2d(torch::constant_pad_nd(xc, pads, 0), {o.filterH, o.filterW}, {o.strideH, o.strideW});
     const torch::Tensor ones = torch::ones({1, 1, x.size(1), x.size(2)}, torch::kFloat);
-    const torch::Tensor count = torch::avg_pool2d(torch::constant_pad_nd(ones, pads, 0), {o.filterH, o.filterW},
-                                                  {o.strideH, o.strideW});
+    const torch::Tensor count =
+        torch::avg_pool2d(torch::constant_pad_nd(ones, pads, 0), {o.filterH, o.filterW}, {o.strideH, o.strideW});
     return toNhwc(sum / count);
 }
 
@@ -575,8 +578,8 @@ torch::Tensor TfliteReferenceRuntime::Impl::evaluate(const Op &c) const
         const torch::Tensor &x = c.in(0);
         const torch::Tensor indices = c.ints(1);
         const std::int64_t axis = c.axis(o.axis, x.dim(), c.tensorOf(0));
-        if (indices.numel() > 0 && (indices.min().item<std::int64_t>() < 0 ||
-                                    indices.max().item<std::int64_t>() >= x.size(axis)))
+        if (indices.numel() > 0 &&
+            (indices.min().item<std::int64_t>() < 0 || indices.max().item<std::int64_t>() >= x.size(axis)))
             c.fail("an index out of range [0, " + std::to_string(x.size(axis)) + ")", c.tensorOf(1));
         Shape shape(x.sizes().begin(), x.sizes().begin() + axis);
         for (std::int64_t d : indices.sizes())
@@ -623,7 +626,8 @@ TfliteReferenceRuntime::TfliteReferenceRuntime(const TfliteModel &model)
         if (isInteger(t.type) && !t.quantization.empty())
             for (float s : t.quantization.scale)
                 if (!(s > 0) || !std::isfinite(s))
-                    throw EngineError(where + ": quantisation scale " + std::to_string(s) + " (a positive number is needed)");
+                    throw EngineError(where + ": quantisation scale " + std::to_string(s) +
+                                      " (a positive number is needed)");
     }
     if (model.tensors[std::size_t(impl.input)].isConstant())
         throw EngineError(what + ": the input is a constant");
@@ -651,8 +655,9 @@ TfliteReferenceRuntime::TfliteReferenceRuntime(const TfliteModel &model)
 
 TfliteReferenceRuntime::~TfliteReferenceRuntime() = default;
 
-torch::Tensor TfliteReferenceRuntime::run(
-    const torch::Tensor &input, const std::function<void(std::int32_t, const torch::Tensor &)> &observer) const
+torch::Tensor
+TfliteReferenceRuntime::run(const torch::Tensor &input,
+                            const std::function<void(std::int32_t, const torch::Tensor &)> &observer) const
 {
     torch::NoGradGuard noGrad;
     const Impl &impl = *m_impl;
@@ -707,8 +712,8 @@ torch::Tensor TfliteReferenceRuntime::run(
         if (observer)
             observer(out, value);
         for (std::int32_t i : op.inputs)
-            if (i >= 0 && impl.lastUse[std::size_t(i)] == std::int32_t(j) && !model.tensors[std::size_t(i)].isConstant() &&
-                !isOutput(i))
+            if (i >= 0 && impl.lastUse[std::size_t(i)] == std::int32_t(j) &&
+                !model.tensors[std::size_t(i)].isConstant() && !isOutput(i))
                 values[std::size_t(i)] = torch::Tensor();
         values[std::size_t(out)] = value;
         if (isOutput(out))

@@ -68,7 +68,8 @@ struct Graph
         m.inputs.push_back(i);
         return i;
     }
-    std::int32_t constant(const std::string &name, const torch::Tensor &data, TfliteType type, TfliteQuantization q = {})
+    std::int32_t constant(const std::string &name, const torch::Tensor &data, TfliteType type,
+                          TfliteQuantization q = {})
     {
         TfliteTensor t;
         t.name = name;
@@ -262,8 +263,7 @@ std::vector<Case> floatCases()
         op.options.activation = TfliteActivation::Relu6;
         g.output(y);
         const torch::Tensor padded = torch::constant_pad_nd(nchw(x), {0, 1, 0, 1}, 0);
-        add("depthwise_same_stride2", g, x,
-            nhwc(conv(padded, w.permute({3, 0, 1, 2}), b, 2, 0, 1, 4).clamp(0, 6)));
+        add("depthwise_same_stride2", g, x, nhwc(conv(padded, w.permute({3, 0, 1, 2}), b, 2, 0, 1, 4).clamp(0, 6)));
     }
     {
         Graph g;
@@ -291,15 +291,17 @@ std::vector<Case> floatCases()
         g.op(op, {in, g.floats("c", c)}, y).options.activation =
             op == TfliteOp::Sub ? TfliteActivation::Relu : TfliteActivation::None;
         g.output(y);
-        torch::Tensor expected = op == TfliteOp::Add ? x + c : op == TfliteOp::Sub ? torch::relu(x - c)
-                                                         : op == TfliteOp::Mul ? x * c
-                                                                               : x / c;
+        torch::Tensor expected = op == TfliteOp::Add   ? x + c
+                                 : op == TfliteOp::Sub ? torch::relu(x - c)
+                                 : op == TfliteOp::Mul ? x * c
+                                                       : x / c;
         add(engine::tfliteOpName(op) + "_broadcast", g, x, expected);
     }
     {
         Graph g; // both inputs activations
         const torch::Tensor x = randomInput({1, 3, 3, 2});
-        const std::int32_t in = g.input("x", {1, 3, 3, 2}), r = g.tensor("r", {1, 3, 3, 2}), y = g.tensor("y", {1, 3, 3, 2});
+        const std::int32_t in = g.input("x", {1, 3, 3, 2}), r = g.tensor("r", {1, 3, 3, 2}),
+                           y = g.tensor("y", {1, 3, 3, 2});
         g.op(TfliteOp::Relu, {in}, r);
         g.op(TfliteOp::Mul, {in, r}, y);
         g.output(y);
@@ -309,10 +311,13 @@ std::vector<Case> floatCases()
         Graph g;
         const torch::Tensor x = randomInput({1, 5, 6, 4});
         const std::int32_t in = g.input("x", {1, 5, 6, 4});
-        const std::int32_t y = g.tensor("y", keep ? std::vector<std::int32_t>{1, 1, 1, 4} : std::vector<std::int32_t>{1, 4});
+        const std::int32_t y =
+            g.tensor("y", keep ? std::vector<std::int32_t>{1, 1, 1, 4} : std::vector<std::int32_t>{1, 4});
         g.op(TfliteOp::Mean, {in, g.ints("axes", {1, 2}, {2})}, y).options.keepDims = keep;
         g.output(y);
-        add(keep ? "mean_keep_dims" : "mean", g, x, nhwc(nchw(x).mean({2, 3}, true)).reshape(keep ? std::vector<std::int64_t>{1, 1, 1, 4} : std::vector<std::int64_t>{1, 4}));
+        add(keep ? "mean_keep_dims" : "mean", g, x,
+            nhwc(nchw(x).mean({2, 3}, true))
+                .reshape(keep ? std::vector<std::int64_t>{1, 1, 1, 4} : std::vector<std::int64_t>{1, 4}));
     }
     {
         Graph g; // SAME 3x3 stride 2 on 8: padding 1, after
@@ -360,8 +365,8 @@ std::vector<Case> floatCases()
         Graph g;
         const torch::Tensor x = randomInput({1, 3, 4, 2});
         const std::int32_t in = g.input("x", {1, 3, 4, 2}), y = g.tensor("y", {1, 4, 6, 2});
-        g.op(TfliteOp::PadV2, {in, g.ints("paddings", {0, 0, 0, 1, 1, 1, 0, 0}, {4, 2}), g.floats("value", torch::full({}, 0.5))},
-             y);
+        g.op(TfliteOp::PadV2,
+             {in, g.ints("paddings", {0, 0, 0, 1, 1, 1, 0, 0}, {4, 2}), g.floats("value", torch::full({}, 0.5))}, y);
         g.output(y);
         add("padv2", g, x, torch::constant_pad_nd(x, {0, 0, 1, 1, 0, 1}, 0.5));
     }
@@ -505,7 +510,8 @@ std::vector<Case> floatCases()
         Graph g; // int8 -> uint8 requantisation
         const TfliteQuantization qi = quant(0.1f, -5), qo = quant(0.07f, 128);
         const torch::Tensor x = torch::randint(-128, 128, {1, 20}).to(torch::kChar);
-        const std::int32_t in = g.input("x", {1, 20}, TfliteType::Int8, qi), y = g.tensor("y", {1, 20}, TfliteType::UInt8, qo);
+        const std::int32_t in = g.input("x", {1, 20}, TfliteType::Int8, qi),
+                           y = g.tensor("y", {1, 20}, TfliteType::UInt8, qo);
         g.op(TfliteOp::Quantize, {in}, y);
         g.output(y);
         add("requantize_int8_to_uint8", g, x, quantizeLikeTflite(dequant(x, qi), qo, torch::kByte));
@@ -530,14 +536,16 @@ TfliteModel allOperatorsModel()
     auto last = [&] { return g.m.operators.back().outputs[0]; };
     const std::int32_t x = g.input("image", {1, 8, 8, 3});
     {
-        auto &op = chain(TfliteOp::Conv2D, {x, g.floats("w1", torch::randn({4, 3, 3, 3}) * 0.5), g.floats("b1", torch::randn({4}))},
+        auto &op = chain(TfliteOp::Conv2D,
+                         {x, g.floats("w1", torch::randn({4, 3, 3, 3}) * 0.5), g.floats("b1", torch::randn({4}))},
                          {1, 4, 4, 4});
         op.options.padSame = true;
         op.options.strideW = op.options.strideH = 2;
         op.options.activation = TfliteActivation::Relu;
     }
     {
-        auto &op = chain(TfliteOp::DepthwiseConv2D, {last(), g.floats("w2", torch::randn({1, 3, 3, 8})), g.floats("b2", torch::randn({8}))},
+        auto &op = chain(TfliteOp::DepthwiseConv2D,
+                         {last(), g.floats("w2", torch::randn({1, 3, 3, 8})), g.floats("b2", torch::randn({8}))},
                          {1, 4, 4, 8});
         op.options.padSame = true;
         op.options.depthMultiplier = 2;
@@ -554,7 +562,8 @@ TfliteModel allOperatorsModel()
         op.options.strideW = op.options.strideH = 2;
     }
     chain(TfliteOp::Pad, {last(), g.ints("pad1", {0, 0, 1, 1, 1, 1, 0, 0}, {4, 2})}, {1, 4, 4, 8});
-    chain(TfliteOp::PadV2, {last(), g.ints("pad2", {0, 0, 0, 1, 0, 1, 0, 0}, {4, 2}), g.floats("value", torch::full({}, 0.5))},
+    chain(TfliteOp::PadV2,
+          {last(), g.ints("pad2", {0, 0, 0, 1, 0, 1, 0, 0}, {4, 2}), g.floats("value", torch::full({}, 0.5))},
           {1, 5, 5, 8});
     chain(TfliteOp::HardSwish, {last()}, {1, 5, 5, 8});
     const std::int32_t hs = last();
@@ -566,7 +575,8 @@ TfliteModel allOperatorsModel()
     chain(TfliteOp::Relu, {last()}, {1, 5, 5, 8});
     chain(TfliteOp::Mean, {last(), g.ints("axes", {1, 2}, {2})}, {1, 1, 1, 8}).options.keepDims = true;
     chain(TfliteOp::Reshape, {last(), g.ints("shape1", {1, 8}, {2})}, {1, 8});
-    chain(TfliteOp::FullyConnected, {last(), g.floats("w3", torch::randn({6, 8})), g.floats("b3", torch::randn({6}))}, {1, 6});
+    chain(TfliteOp::FullyConnected, {last(), g.floats("w3", torch::randn({6, 8})), g.floats("b3", torch::randn({6}))},
+          {1, 6});
     chain(TfliteOp::Gelu, {last()}, {1, 6});
     chain(TfliteOp::Logistic, {last()}, {1, 6});
     chain(TfliteOp::Sqrt, {last()}, {1, 6});
@@ -614,7 +624,9 @@ std::vector<Case> int8Cases()
                                                  w.dequantized.permute({0, 3, 1, 2}), {}, 2, 0));
         const std::int32_t in = g.input("x", {1, 8, 8, 3}, TfliteType::Int8, qx);
         const std::int32_t y = g.tensor("y", {1, 4, 4, 16}, TfliteType::Int8, rangeParams(f));
-        auto &op = g.op(TfliteOp::Conv2D, {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
+        auto &op =
+            g.op(TfliteOp::Conv2D,
+                 {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
         op.options.padSame = true;
         op.options.strideW = op.options.strideH = 2;
         op.options.activation = TfliteActivation::Relu;
@@ -628,7 +640,9 @@ std::vector<Case> int8Cases()
         const torch::Tensor f = conv(nchw(dequant(x, qx)), w.dequantized.permute({3, 0, 1, 2}), {}, 1, 1, 1, 8);
         const std::int32_t in = g.input("x", {1, 8, 8, 8}, TfliteType::Int8, qx);
         const std::int32_t y = g.tensor("y", {1, 8, 8, 8}, TfliteType::Int8, rangeParams(f * 1.2));
-        auto &op = g.op(TfliteOp::DepthwiseConv2D, {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
+        auto &op =
+            g.op(TfliteOp::DepthwiseConv2D,
+                 {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
         op.options.padSame = true;
         op.options.depthMultiplier = 1;
         finish("int8_depthwise", g, x, y);
@@ -641,7 +655,8 @@ std::vector<Case> int8Cases()
         const torch::Tensor f = torch::linear(dequant(x, qx), w.dequantized);
         const std::int32_t in = g.input("x", {8, 16}, TfliteType::Int8, qx);
         const std::int32_t y = g.tensor("y", {8, 32}, TfliteType::Int8, rangeParams(f * 1.2));
-        g.op(TfliteOp::FullyConnected, {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
+        g.op(TfliteOp::FullyConnected,
+             {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", b, TfliteType::Int32, qb)}, y);
         finish("int8_fully_connected", g, x, y);
     }
     for (TfliteOp op : {TfliteOp::Add, TfliteOp::Mul}) {
@@ -710,8 +725,10 @@ std::vector<Case> int8Cases()
         Graph g; // the operators whose int8 output keeps the input's parameters
         const torch::Tensor x = int8Input({1, 6, 6, 2});
         const std::int32_t in = g.input("x", {1, 6, 6, 2}, TfliteType::Int8, qx);
-        const std::int32_t p = g.tensor("p", {1, 8, 8, 2}, TfliteType::Int8, qx), m = g.tensor("m", {1, 4, 4, 2}, TfliteType::Int8, qx);
-        const std::int32_t r = g.tensor("r", {1, 16, 2}, TfliteType::Int8, qx), y = g.tensor("y", {1, 2, 16}, TfliteType::Int8, qx);
+        const std::int32_t p = g.tensor("p", {1, 8, 8, 2}, TfliteType::Int8, qx),
+                           m = g.tensor("m", {1, 4, 4, 2}, TfliteType::Int8, qx);
+        const std::int32_t r = g.tensor("r", {1, 16, 2}, TfliteType::Int8, qx),
+                           y = g.tensor("y", {1, 2, 16}, TfliteType::Int8, qx);
         g.op(TfliteOp::Pad, {in, g.ints("paddings", {0, 0, 1, 1, 1, 1, 0, 0}, {4, 2})}, p);
         auto &pool = g.op(TfliteOp::MaxPool2D, {p}, m);
         pool.options.filterW = pool.options.filterH = 2;
@@ -740,8 +757,9 @@ std::vector<torch::Tensor> runLiteRt(const std::vector<std::pair<TfliteModel, to
     }
     const std::string script = test::sourceRoot() + "/tests/unit/engine/export/litert_check.py";
     int status = -1;
-    const std::string output = test::runCommand(
-        "'" + test::python() + "' '" + script + "'" + (delegates ? "" : " --without-delegates") + args + " 2>&1", &status);
+    const std::string output = test::runCommand("'" + test::python() + "' '" + script + "'" +
+                                                    (delegates ? "" : " --without-delegates") + args + " 2>&1",
+                                                &status);
     EXPECT_EQ(status, 0) << output;
     std::vector<torch::Tensor> outputs;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -777,7 +795,7 @@ std::string refusal(const std::string &path)
 // rules serializeTflite keeps: ADD(x, c) -> y, x and c [1, 2, 3] float32.
 struct RawModel
 {
-    std::int32_t addInput = 0;      // the operator's first input (tensor index)
+    std::int32_t addInput = 0; // the operator's first input (tensor index)
     std::uint32_t constantBytes = 24;
     std::int32_t code = 0;          // the builtin operator code
     std::size_t extraTensors = 0;   // activation tensors no operator uses
@@ -797,7 +815,8 @@ std::string rawModel(const RawModel &r)
     namespace tfl = lathe::tflite;
     flatbuffers::FlatBufferBuilder fbb;
     const std::vector<std::uint8_t> data(r.constantBytes, 0);
-    std::vector<flatbuffers::Offset<tfl::Buffer>> buffers{tfl::CreateBuffer(fbb), tfl::CreateBuffer(fbb, fbb.CreateVector(data))};
+    std::vector<flatbuffers::Offset<tfl::Buffer>> buffers{tfl::CreateBuffer(fbb),
+                                                          tfl::CreateBuffer(fbb, fbb.CreateVector(data))};
     const std::vector<std::int32_t> shape{1, 2, 3};
     std::vector<flatbuffers::Offset<tfl::Tensor>> tensors{
         tfl::CreateTensor(fbb, fbb.CreateVector(shape), tfl::TensorType::FLOAT32, 0, fbb.CreateString("x")),
@@ -807,7 +826,8 @@ std::string rawModel(const RawModel &r)
     for (std::size_t i = 0; i < r.extraTensors; ++i)
         tensors.push_back(tfl::CreateTensor(fbb, fbb.CreateVector(extraShape), tfl::TensorType::FLOAT32, 0));
     const std::vector<flatbuffers::Offset<tfl::OperatorCode>> codes{
-        tfl::CreateOperatorCode(fbb, std::int8_t(std::min(r.code, 127)), 0, 1, static_cast<tfl::BuiltinOperator>(r.code)),
+        tfl::CreateOperatorCode(fbb, std::int8_t(std::min(r.code, 127)), 0, 1,
+                                static_cast<tfl::BuiltinOperator>(r.code)),
         tfl::CreateOperatorCode(fbb, 19, 0, 1, tfl::BuiltinOperator::RELU)};
     std::vector<flatbuffers::Offset<tfl::Operator>> operators{
         tfl::CreateOperator(fbb, 0, fbb.CreateVector(std::vector<std::int32_t>{r.addInput, 1}),
@@ -816,8 +836,9 @@ std::string rawModel(const RawModel &r)
     for (std::size_t i = 0; i < r.extraOperators; ++i)
         operators.push_back(tfl::CreateOperator(fbb, 1, fbb.CreateVector(std::vector<std::int32_t>{0}),
                                                 fbb.CreateVector(std::vector<std::int32_t>{2})));
-    const auto subgraph = tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(std::vector<std::int32_t>{0}),
-                                              fbb.CreateVector(std::vector<std::int32_t>{2}), fbb.CreateVector(operators));
+    const auto subgraph =
+        tfl::CreateSubGraph(fbb, fbb.CreateVector(tensors), fbb.CreateVector(std::vector<std::int32_t>{0}),
+                            fbb.CreateVector(std::vector<std::int32_t>{2}), fbb.CreateVector(operators));
     const auto model = tfl::CreateModel(fbb, 3, fbb.CreateVector(codes), fbb.CreateVector(std::vector{subgraph}), 0,
                                         fbb.CreateVector(buffers));
     tfl::FinishModelBuffer(fbb, model);
@@ -993,7 +1014,8 @@ TEST(TfliteRuntime, Int8ConvAddIsWithinOneStepOfTheFloatComputation)
     const TfliteQuantization qshift = quant(0.01f, 0);
     const torch::Tensor shift = torch::randint(-128, 128, {1, 1, 1, 6}).to(torch::kChar);
     // The float computation on the model's own (dequantised) values.
-    const torch::Tensor biasFloat = bias.to(torch::kDouble) * torch::tensor(std::vector<double>(qb.scale.begin(), qb.scale.end()));
+    const torch::Tensor biasFloat =
+        bias.to(torch::kDouble) * torch::tensor(std::vector<double>(qb.scale.begin(), qb.scale.end()));
     const torch::Tensor convolved =
         nhwc(conv(nchw(dequant(x, qx)), w.dequantized.permute({0, 3, 1, 2}), biasFloat.to(torch::kFloat), 1, 1));
     const torch::Tensor expected = convolved + dequant(shift, qshift);
@@ -1002,7 +1024,8 @@ TEST(TfliteRuntime, Int8ConvAddIsWithinOneStepOfTheFloatComputation)
     const std::int32_t in = g.input("x", {1, 8, 8, 4}, TfliteType::Int8, qx);
     const std::int32_t c = g.tensor("conv", {1, 8, 8, 6}, TfliteType::Int8, qc);
     const std::int32_t y = g.tensor("y", {1, 8, 8, 6}, TfliteType::Int8, qy);
-    g.op(TfliteOp::Conv2D, {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", bias, TfliteType::Int32, qb)}, c)
+    g.op(TfliteOp::Conv2D,
+         {in, g.constant("w", w.q, TfliteType::Int8, w.params), g.constant("b", bias, TfliteType::Int32, qb)}, c)
         .options.padSame = true;
     g.op(TfliteOp::Add, {c, g.constant("shift", shift, TfliteType::Int8, qshift)}, y);
     g.output(y);
@@ -1031,15 +1054,21 @@ TEST(TfliteFile, HostileFilesAreRefusedNamingTheFileAndTheReason)
         {"empty.tflite", "", "not a TFLite file (0 bytes)"},
         {"truncated.tflite", good.substr(0, good.size() / 2), "not a valid TFLite FlatBuffer"},
         {"identifier.tflite", wrongId, "file identifier 'ABCD', not 'TFL3'"},
-        {"index.tflite", rawModel(raw([](RawModel &r) { r.addInput = 99; })), "operator 0 (ADD): input: tensor index 99 out of range (3 tensors)"},
+        {"index.tflite", rawModel(raw([](RawModel &r) { r.addInput = 99; })),
+         "operator 0 (ADD): input: tensor index 99 out of range (3 tensors)"},
         {"negative.tflite", rawModel(raw([](RawModel &r) { r.addInput = -2; })), "tensor index -2 out of range"},
         {"buffer.tflite", rawModel(raw([](RawModel &r) { r.constantBytes = 20; })),
          "tensor 1 'c': buffer 1 holds 20 bytes, not the 24 of a FLOAT32 [1, 2, 3]"},
-        {"unknown.tflite", rawModel(raw([](RawModel &r) { r.code = 5; })), "operator 0: builtin operator code 5 (DEPTH_TO_SPACE) is not one Lathe reads"},
-        {"custom.tflite", rawModel(raw([](RawModel &r) { r.code = 32; })), "operator 0: custom operator '' is not one Lathe reads"},
-        {"unnamed.tflite", rawModel(raw([](RawModel &r) { r.code = 100000; })), "operator 0: builtin operator code 100000 is not one Lathe reads"},
-        {"rank.tflite", rawModel(raw([](RawModel &r) { r.extraTensors = 1;
-            r.rank = 9; })),
+        {"unknown.tflite", rawModel(raw([](RawModel &r) { r.code = 5; })),
+         "operator 0: builtin operator code 5 (DEPTH_TO_SPACE) is not one Lathe reads"},
+        {"custom.tflite", rawModel(raw([](RawModel &r) { r.code = 32; })),
+         "operator 0: custom operator '' is not one Lathe reads"},
+        {"unnamed.tflite", rawModel(raw([](RawModel &r) { r.code = 100000; })),
+         "operator 0: builtin operator code 100000 is not one Lathe reads"},
+        {"rank.tflite", rawModel(raw([](RawModel &r) {
+             r.extraTensors = 1;
+             r.rank = 9;
+         })),
          "tensor 3 '': shape: 9 dimensions, over the limit tflite.rank = 8"},
     };
     for (const Hostile &h : hostile) {
@@ -1051,8 +1080,11 @@ TEST(TfliteFile, HostileFilesAreRefusedNamingTheFileAndTheReason)
         EXPECT_NE(message.find(h.reason), std::string::npos) << message;
     }
     // A rank of 8 is the limit, and taken.
-    EXPECT_NO_THROW(engine::parseTflite(rawModel(raw([](RawModel &r) { r.extraTensors = 1;
-            r.rank = 8; })), "rank 8"));
+    EXPECT_NO_THROW(engine::parseTflite(rawModel(raw([](RawModel &r) {
+                                            r.extraTensors = 1;
+                                            r.rank = 8;
+                                        })),
+                                        "rank 8"));
 
     // The serializer keeps the same rules.
     Graph g;
@@ -1078,13 +1110,15 @@ TEST(TfliteFile, HostileFilesAreRefusedNamingTheFileAndTheReason)
     // TFLite's CONV_2D kernel needs a bias (conv.cc: has_bias); the writer says so.
     Graph noBias;
     const std::int32_t image = noBias.input("x", {1, 3, 3, 2});
-    noBias.op(TfliteOp::Conv2D, {image, noBias.floats("w", torch::zeros({4, 1, 1, 2}))}, noBias.tensor("y", {1, 3, 3, 4}));
+    noBias.op(TfliteOp::Conv2D, {image, noBias.floats("w", torch::zeros({4, 1, 1, 2}))},
+              noBias.tensor("y", {1, 3, 3, 4}));
     noBias.output(2);
     try {
         engine::serializeTflite(noBias.m);
         ADD_FAILURE() << "accepted";
     } catch (const engine::EngineError &e) {
-        EXPECT_NE(std::string(e.what()).find("TFLite export: operator 0 (CONV_2D): no bias"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("TFLite export: operator 0 (CONV_2D): no bias"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -1092,7 +1126,8 @@ TEST(TfliteFile, TensorAndOperatorCountsAreBounded)
 {
     const std::uint64_t tensors = engine::parse_limits::kTfliteTensors.value;
     const std::uint64_t operators = engine::parse_limits::kTfliteOperators.value;
-    EXPECT_NO_THROW(engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraTensors = tensors - 3; })), "at the limit"));
+    EXPECT_NO_THROW(
+        engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraTensors = tensors - 3; })), "at the limit"));
     try {
         engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraTensors = tensors - 2; })), "over");
         ADD_FAILURE() << "accepted";
@@ -1100,7 +1135,8 @@ TEST(TfliteFile, TensorAndOperatorCountsAreBounded)
         EXPECT_EQ(std::string(e.what()), "over: subgraph: " + std::to_string(tensors + 1) +
                                              " tensors, over the limit tflite.tensors = " + std::to_string(tensors));
     }
-    EXPECT_NO_THROW(engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraOperators = operators - 1; })), "at the limit"));
+    EXPECT_NO_THROW(
+        engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraOperators = operators - 1; })), "at the limit"));
     try {
         engine::parseTflite(rawModel(raw([&](RawModel &r) { r.extraOperators = operators; })), "over");
         ADD_FAILURE() << "accepted";
@@ -1152,7 +1188,8 @@ TEST(TfliteRuntime, RefusesWhatItCannotTakeNamingTheOperatorAndTensor)
         const std::int32_t x = g.input("x", {1, 5}), y = g.tensor("y", {1, 5});
         g.op(TfliteOp::Pad, {x, g.ints("p", {0, 0, 0, 1 << 24}, {2, 2})}, y);
         g.output(y);
-        EXPECT_NE(refusalOf(g.m, torch::zeros({1, 5})).find("TFLite operator 0 (PAD), tensor 1 'y': the padded value would have over 2^24 elements"),
+        EXPECT_NE(refusalOf(g.m, torch::zeros({1, 5}))
+                      .find("TFLite operator 0 (PAD), tensor 1 'y': the padded value would have over 2^24 elements"),
                   std::string::npos);
     }
     {
@@ -1253,10 +1290,17 @@ TEST(TfliteFuzzSeeds, WrittenWhenAsked)
     if (!dir || !*dir)
         GTEST_SKIP() << "LATHE_TFLITE_SEEDS not set";
     std::vector<std::pair<std::string, TfliteModel>> seeds{{"all_operators", allOperatorsModel()}};
-    const std::set<std::string> chosen{"conv_grouped",    "depthwise_same_stride2", "fully_connected_rows_no_bias",
-                                       "gather_scalar",   "batch_matmul_adj_y",     "dequantize_float16",
-                                       "int8_conv",       "int8_fully_connected",   "int8_SOFTMAX",
-                                       "int8_to_uint8_QUANTIZE", "int8_pad_max_pool_reshape_transpose"};
+    const std::set<std::string> chosen{"conv_grouped",
+                                       "depthwise_same_stride2",
+                                       "fully_connected_rows_no_bias",
+                                       "gather_scalar",
+                                       "batch_matmul_adj_y",
+                                       "dequantize_float16",
+                                       "int8_conv",
+                                       "int8_fully_connected",
+                                       "int8_SOFTMAX",
+                                       "int8_to_uint8_QUANTIZE",
+                                       "int8_pad_max_pool_reshape_transpose"};
     std::vector<Case> cases = floatCases();
     for (Case &c : int8Cases())
         cases.push_back(std::move(c));
