@@ -47,8 +47,9 @@ struct TfliteInt8Report
 // calibration (uint8 [1, H, W, C] each) with the reference runtime, int8 activations (per
 // tensor, asymmetric), int8 weights (symmetric, per output channel), int32 biases, TFLite's
 // fixed output parameters where its kernels require them (LOGISTIC, SOFTMAX) and shared
-// parameters where its kernels require them (pooling, reshapes, concatenation). Input and output
-// uint8 (or int8 with int8Io). Throws EngineError naming the operator that has no integer kernel.
+// parameters where its kernels require them (pooling, reshapes, concatenation); HARD_SWISH written
+// as ADD (RELU6) and MULs, which LiteRT's XNNPACK delegate runs in int8. Input and output uint8
+// (or int8 with int8Io). Throws EngineError naming the operator that has no integer kernel.
 TfliteModel quantizeTfliteInt8(const TfliteModel &model, const std::vector<torch::Tensor> &calibration,
                                const TfliteInt8Options &options, TfliteInt8Report *report);
 

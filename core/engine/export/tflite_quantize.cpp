@@ -110,11 +110,49 @@ torch::Tensor quantizeWith(const torch::Tensor &x, const Params &p)
     return torch::round(x.to(torch::kDouble) / double(p.scale) + double(p.zeroPoint)).clamp(-128, 127).to(torch::kChar).contiguous();
 }
 
+// HARD_SWISH(x) as x * (relu6(x + 3) / 6): ADD with a fused RELU6 and two MULs. LiteRT's
+// XNNPACK delegate (2.3) has no int8 HARD_SWISH, so each one would split the graph and run in
+// TFLite's slow reference kernel (MobileNetV3-Small int8: 4.5 ms against 1.3 ms in float32).
+TfliteModel expandHardSwish(const TfliteModel &model)
+{
+    TfliteModel out = model;
+    out.operators.clear();
+    for (const TfliteOperator &o : model.operators) {
+        if (o.op != TfliteOp::HardSwish) {
+            out.operators.push_back(o);
+            continue;
+        }
+        const std::int32_t x = o.inputs[0];
+        const TfliteTensor &xt = model.tensors[std::size_t(x)];
+        auto scalar = [&](const std::string &name, float value) {
+            TfliteTensor c;
+            c.name = xt.name + name;
+            c.shape.assign(xt.shape.size(), 1);
+            c.data = torch::full(std::vector<std::int64_t>(xt.shape.size(), 1), value);
+            return out.addTensor(c);
+        };
+        auto activation = [&](const std::string &name) {
+            TfliteTensor t;
+            t.name = xt.name + name;
+            t.shape = xt.shape;
+            return out.addTensor(t);
+        };
+        const std::int32_t shifted = activation("/hardswish_relu6"), gate = activation("/hardswish_gate");
+        TfliteOperator &add = out.addOperator(TfliteOp::Add, {x, scalar("/three", 3.0f)}, {shifted});
+        add.options.activation = TfliteActivation::Relu6;
+        add.origin = o.origin;
+        out.addOperator(TfliteOp::Mul, {shifted, scalar("/sixth", float(1.0 / 6.0))}, {gate}).origin = o.origin;
+        out.addOperator(TfliteOp::Mul, {x, gate}, o.outputs).origin = o.origin;
+    }
+    return out;
+}
+
 } // namespace
 
-TfliteModel quantizeTfliteInt8(const TfliteModel &model, const std::vector<torch::Tensor> &calibration,
+TfliteModel quantizeTfliteInt8(const TfliteModel &floatModel, const std::vector<torch::Tensor> &calibration,
                                const TfliteInt8Options &options, TfliteInt8Report *report)
 {
+    const TfliteModel model = expandHardSwish(floatModel);
     if (calibration.empty())
         throw EngineError("INT8 quantisation needs calibration images");
     if (model.inputs.size() != 1 || model.outputs.size() != 1)
