@@ -3,6 +3,7 @@
 #include "engine/base/engine_error.h"
 
 #include <algorithm>
+#include <fstream>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -13,6 +14,22 @@
 namespace fs = std::filesystem;
 
 namespace lathe::engine {
+
+std::string readFileWithin(const std::string &path, const ParseLimit &limit, std::uint64_t value)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        throw EngineError(path + ": cannot open");
+    const std::streamoff size = in.tellg();
+    if (size < 0)
+        throw EngineError(path + ": cannot read its size");
+    checkLimit(path, std::uint64_t(size), limit, value);
+    std::string bytes(std::size_t(size), '\0');
+    in.seekg(0);
+    if (!in.read(bytes.data(), size))
+        throw EngineError(path + ": read failed");
+    return bytes;
+}
 namespace {
 
 // Linux writes at most 0x7ffff000 bytes per call; smaller chunks keep every call complete.

@@ -1,8 +1,10 @@
 #pragma once
 
 // The engine's one home for writing files (DESIGN.md §1, §5): errno text, write-all, folder
-// fsync and atomic replacement. Torch-free; every subsystem uses these instead of its own copy,
+// fsync and atomic replacement; and for reading a whole file within a size limit. Torch-free; every subsystem uses these instead of its own copy,
 // so every file the engine writes atomically gets the same guarantee.
+
+#include "engine/base/parse_limits.h"
 
 #include <cerrno>
 #include <cstddef>
@@ -12,6 +14,15 @@
 #include <vector>
 
 namespace lathe::engine {
+
+// The whole file, refused before anything is allocated when it is larger than value (the
+// limit in force, default the stated one). EngineError "<path>: cannot open", "<path>: N bytes,
+// over the limit NAME = VALUE", "<path>: read failed".
+std::string readFileWithin(const std::string &path, const ParseLimit &limit, std::uint64_t value);
+inline std::string readFileWithin(const std::string &path, const ParseLimit &limit)
+{
+    return readFileWithin(path, limit, limit.value);
+}
 
 // The text of an errno value ("No such file or directory"). Read errno before any other call
 // that may change it.

@@ -1,12 +1,13 @@
 #include "engine/export/export_images.h"
 
+#include "engine/base/file_io.h"
+
 #include "engine/base/engine_error.h"
 #include "engine/dataset/shard_dataset.h"
 #include "engine/inference/prediction.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 namespace lathe::engine::export_internal {
@@ -14,16 +15,7 @@ namespace fs = std::filesystem;
 
 std::string readWholeFile(const std::string &path, std::uintmax_t limit)
 {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec)
-        throw EngineError(path + ": cannot read (" + ec.message() + ")");
-    checkLimit(path, size, parse_limits::kImageFileBytes, limit);
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(std::size_t(size), '\0');
-    if (!in.read(bytes.data(), std::streamsize(size)))
-        throw EngineError(path + ": read failed");
-    return bytes;
+    return readFileWithin(path, parse_limits::kImageFileBytes, limit);
 }
 
 ImageBatch loadImages(const std::string &dir, std::string split, int n, bool shuffle, TransformOptions transform,

@@ -4,12 +4,12 @@
 #include "engine/export/onnx_export.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/file_io.h"
 #include "engine/base/parse_limits.h"
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include <fstream>
 
 namespace lathe::engine {
 
@@ -45,18 +45,7 @@ onnx::ModelProto parseOnnx(const std::string &bytes, const std::string &what)
 
 onnx::ModelProto readOnnxFile(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw EngineError(path + ": cannot open");
-    const std::streamoff size = in.tellg();
-    // protobuf refuses messages over 2 GiB anyway; refuse before allocating.
-    if (size < 0)
-        throw EngineError(path + ": cannot read its size");
-    checkLimit(path, std::uint64_t(size), parse_limits::kOnnxFileBytes);
-    std::string bytes(std::size_t(size), '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), size))
-        throw EngineError(path + ": read failed");
+    const std::string bytes = readFileWithin(path, parse_limits::kOnnxFileBytes);
     return parseOnnx(bytes, path);
 }
 

@@ -5,13 +5,13 @@
 #include "engine/export/tflite_model.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/file_io.h"
 #include "engine/base/parse_limits.h"
 
 #include "tflite_schema_generated.h"
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <utility>
@@ -767,17 +767,7 @@ TfliteModel parseTflite(const std::string &bytes, const std::string &what)
 
 TfliteModel readTfliteFile(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw EngineError(path + ": cannot open");
-    const std::streamoff size = in.tellg();
-    if (size < 0)
-        throw EngineError(path + ": cannot read its size");
-    checkLimit(path, std::uint64_t(size), parse_limits::kTfliteFileBytes);
-    std::string bytes(std::size_t(size), '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), size))
-        throw EngineError(path + ": read failed");
+    const std::string bytes = readFileWithin(path, parse_limits::kTfliteFileBytes);
     return parseTflite(bytes, path);
 }
 
