@@ -106,11 +106,13 @@ evaluate_resnet="mousemove 40 235 click 1 sleep 4 mousemove 770 50 click 1 sleep
   mousemove 547 85 click 1 sleep 40 mousemove 372 431 click 1 sleep 3"
 shot evaluate-cell light "" "$evaluate_resnet" "$TMP/demo/project"
 shot evaluate-gradcam light "" "$evaluate_resnet mousemove 907 238 click 1 sleep 15" "$TMP/demo/project"
-# The Export page: the resnet18 run (second in the Run list) in all five formats, INT8 with
-# percentile calibration, exported and verified.
+# The Export page: the resnet18 run (second in the Run list) in all eight formats, INT8 with
+# percentile calibration, exported and verified; the report scrolled to the TFLite rows.
 shot export light "" "mousemove 40 273 click 1 sleep 3 mousemove 670 50 click 1 sleep 1 key Down key Return sleep 2 \
   mousemove 213 139 click 1 mousemove 213 165 click 1 mousemove 213 191 click 1 mousemove 213 217 click 1 \
-  mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 284 click 1 sleep 120" "$TMP/demo/project"
+  mousemove 213 243 click 1 mousemove 213 269 click 1 mousemove 213 295 click 1 \
+  mousemove 890 166 click 1 sleep 1 key Down key Return sleep 1 mousemove 724 362 click 1 sleep 150 \
+  mousemove 700 480 click 5 sleep 1" "$TMP/demo/project"
 # The learning-rate finder on the quick CPU recipe's settings: a real range test (nothing is
 # written), its curve with the valley and steepest-descent suggestions beside the schedule's.
 shot train-lr-finder light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 \
