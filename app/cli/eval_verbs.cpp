@@ -195,7 +195,8 @@ int runPredict(const CliContext &context, const engine::PredictOptions &options,
     return failed ? 2 : 0;
 }
 
-// An exported float ONNX file through OpenCV DNN (the file's metadata gives the preprocessing).
+// An exported float ONNX file through OpenCV DNN, or a TFLite file through the reference runtime
+// (the file's metadata gives the preprocessing).
 int runOnnxPredict(const CliContext &context, const engine::OnnxPredictOptions &options)
 {
     const nlohmann::json doc = engine::predictWithOnnx(options);
@@ -235,7 +236,8 @@ void addPredict(CLI::App &app, CliContext &context)
                    "(--model, OpenCV DNN), a run's checkpoint (--run) or a weights file (--weights). Exit status 2 "
                    "when some files could not be classified");
     cmd->add_option("INPUTS", args->inputs, "Image files and folders")->required()->check(CLI::ExistingPath);
-    CLI::Option *model = cmd->add_option("--model", args->onnxModel, "ONNX file written by `lathe-cli export`")
+    CLI::Option *model = cmd->add_option("--model", args->onnxModel,
+                                         "Float ONNX or TFLite (.tflite, any variant) file written by `lathe-cli export`")
                              ->check(CLI::ExistingFile);
     CLI::Option *run = cmd->add_option("--run", o.runDir, "Run folder: classify with its checkpoint")
                            ->check(CLI::ExistingDirectory);

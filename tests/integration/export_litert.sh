@@ -5,8 +5,7 @@
 # venv's torch 2.11) holding the same weights: FP32 within 1e-4, FP16 on top-1 and within 5e-2,
 # INT8 following the float model (correlation > 0.9) on real photos. The files describe
 # themselves (metadata "lathe": labels, mean, std, input), labels.txt lies beside them, and
-# --int8-io int8 gives an int8 model that LiteRT runs too. ViT is refused or written as the
-# operator set allows: the report says which.
+# --int8-io int8 gives an int8 model that LiteRT runs too; lathe-cli predict reads the files.
 #   LATHE_PYTHON=.venv/bin/python export_litert.sh LATHE_CLI
 set -euo pipefail
 CLI="$1"
@@ -126,5 +125,20 @@ check(d <= 0.15 * max(1.0, float(np.abs(u8).max())), f"resnet18: int8 and uint8 
 if failures:
     print("export_litert: " + "\n  ".join(failures), file=sys.stderr)
     sys.exit(1)
+PYEOF
+# predict classifies with a TFLite file through the reference runtime: FP32 and INT8 agree on
+# the photos' top class.
+for f in model.tflite model.int8.tflite; do
+  "$CLI" --json predict --model "$TMP/resnet18/$f" --top 3 "$TMP"/photos/*.jpg > "$TMP/predict-$f.json" \
+    || fail "predict --model $f failed: $(cat "$TMP/predict-$f.json")"
+done
+"$PY" - "$TMP/predict-model.tflite.json" "$TMP/predict-model.int8.tflite.json" <<'PYEOF' || fail "predict with the FP32 and INT8 TFLite files disagree"
+import json, sys
+fp32, int8 = (json.load(open(p)) for p in sys.argv[1:])
+assert fp32["runtime"] == "tflite_reference", fp32["runtime"]
+assert len(fp32["predictions"]) == 8 and all(len(p["top"]) == 3 for p in int8["predictions"])
+agree = sum(a["top"][0]["index"] == b["top"][0]["index"] for a, b in zip(fp32["predictions"], int8["predictions"]))
+assert agree >= 7, agree
+assert fp32["predictions"][0]["top"][0]["label"].startswith("class_")
 PYEOF
 echo "export_litert: ok"

@@ -59,8 +59,9 @@ struct ExportOptions
 // included). Returns the report. Throws EngineError (bad options, unreadable model) or Cancelled.
 nlohmann::json exportModel(const ExportOptions &options, const TaskControl &control = {});
 
-// Runs images through an exported float ONNX file with OpenCV DNN, preprocessing them as the
-// file's metadata says (input size, mean, std). Returns {model, labels?, predictions: [{image,
+// Runs images through an exported float ONNX file with OpenCV DNN, or a .tflite file (FP32,
+// FP16, INT8) with the TFLite reference runtime, preprocessing them as the file's metadata says
+// (input size, mean, std). Returns {model, labels?, predictions: [{image,
 // top: [{index, label, probability}]}]}. Throws EngineError naming the file and the reason.
 struct OnnxPredictOptions
 {
