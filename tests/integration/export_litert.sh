@@ -9,20 +9,8 @@
 #   LATHE_PYTHON=.venv/bin/python export_litert.sh LATHE_CLI
 set -euo pipefail
 CLI="$1"
-HERE="$(cd "$(dirname "$0")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-PY="${LATHE_PYTHON:?LATHE_PYTHON must name the project venv python (scripts/install-python.sh)}"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "export_litert: $*" >&2; exit 1; }
-
-mkdir "$TMP/photos"
-for f in baboon fruits HappyFish butterfly apple building home aero1; do
-  cp "/usr/share/doc/opencv-doc/examples/data/$f.jpg" "$TMP/photos/"
-done
-
-ARCHES="resnet18 mobilenet_v3_small efficientnet_b0 convnext_tiny"
-"$PY" "$ROOT/tests/parity/make_test_weights.py" "$TMP" $ARCHES
+TEST=export_litert
+source "$(dirname "$0")/export_setup.sh"
 
 for arch in $ARCHES; do
   "$CLI" --json export --arch "$arch" --weights "$TMP/$arch.weights.safetensors" --image-size 64 \
