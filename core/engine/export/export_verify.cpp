@@ -215,12 +215,7 @@ void verifyTflite(const ExportContext &ctx, const TfliteModel &written, bool pix
     const TfliteTensor &in = written.tensors.at(std::size_t(written.inputs.at(0)));
     const TfliteTensor &out = written.tensors.at(std::size_t(written.outputs.at(0)));
     // Quantised outputs in float, as a caller dequantises them with the output's parameters.
-    auto run = [&](const torch::Tensor &x) {
-        torch::Tensor y = runtime.runBatch(x);
-        if (out.type != TfliteType::Float32 && !out.quantization.empty())
-            y = (y.to(torch::kFloat) - float(out.quantization.zeroPoint.at(0))) * out.quantization.scale.at(0);
-        return y;
-    };
+    auto run = [&](const torch::Tensor &x) { return tfliteDequantize(runtime.runBatch(x), out); };
     // The file's input: normalised NHWC floats, uint8 pixels or int8 pixels - 128.
     auto inputOf = [&](const ImageBatch &batch) {
         if (!pixels)

@@ -81,14 +81,14 @@ Predictor onnxPredictor(const std::string &path)
 // prepare images. Quantised outputs come back dequantised.
 Predictor tflitePredictor(const std::string &path)
 {
-    auto model = std::make_shared<TfliteModel>(readTfliteFile(path));
-    auto it = model->metadata.find("lathe");
-    if (it == model->metadata.end())
+    const TfliteModel model = readTfliteFile(path);
+    auto it = model.metadata.find("lathe");
+    if (it == model.metadata.end())
         throw EngineError(path + ": metadata 'lathe' is missing (not exported by Lathe?)");
     Predictor p;
     TransformOptions &transform = p.transform;
-    const TfliteTensor &in = model->tensors.at(std::size_t(model->inputs.at(0)));
-    const TfliteTensor &out = model->tensors.at(std::size_t(model->outputs.at(0)));
+    const TfliteTensor &in = model.tensors.at(std::size_t(model.inputs.at(0)));
+    const TfliteTensor &out = model.tensors.at(std::size_t(model.outputs.at(0)));
     try {
         const nlohmann::json meta = nlohmann::json::parse(it->second);
         transform.imageSize = meta.at("image_size").get<int>();
@@ -105,14 +105,9 @@ Predictor tflitePredictor(const std::string &path)
     transform.channelsLast = true;
     p.int8Pixels = in.type == TfliteType::Int8;
     p.runtime = "tflite_reference";
-    auto runtime = std::make_shared<TfliteReferenceRuntime>(*model);
-    const bool quantized = out.type != TfliteType::Float32 && !out.quantization.empty();
-    const float scale = quantized ? out.quantization.scale.at(0) : 1.0f;
-    const float zero = quantized ? float(out.quantization.zeroPoint.at(0)) : 0.0f;
-    p.run = [model, runtime, quantized, scale, zero](const torch::Tensor &x) {
-        torch::Tensor y = runtime->run(x).to(torch::kFloat);
-        return quantized ? (y - zero) * scale : y;
-    };
+    auto runtime = std::make_shared<TfliteReferenceRuntime>(model);
+    const TfliteTensor output = out;
+    p.run = [runtime, output](const torch::Tensor &x) { return tfliteDequantize(runtime->run(x), output); };
     return p;
 }
 

@@ -55,25 +55,6 @@ std::size_t elementSize(TfliteType type)
     return 0; // a type Lathe does not read
 }
 
-torch::ScalarType torchType(TfliteType type)
-{
-    switch (type) {
-    case TfliteType::Float32:
-        return torch::kFloat;
-    case TfliteType::Float16:
-        return torch::kHalf;
-    case TfliteType::Int32:
-        return torch::kInt;
-    case TfliteType::UInt8:
-        return torch::kByte;
-    case TfliteType::Int64:
-        return torch::kLong;
-    case TfliteType::Int8:
-        return torch::kChar;
-    }
-    return torch::kFloat;
-}
-
 bool knownOp(std::int32_t code)
 {
     switch (static_cast<TfliteOp>(code)) {
@@ -482,7 +463,7 @@ void checkTfliteModel(const TfliteModel &model, const std::string &what)
             if (d < 0)
                 throw EngineError(where + ": shape " + shapeText(t.shape) + " has a negative dimension");
         if (t.isConstant()) {
-            if (t.data.scalar_type() != torchType(t.type))
+            if (t.data.scalar_type() != tfliteStorageType(t.type))
                 throw EngineError(where + ": data of type " + std::string(c10::toString(t.data.scalar_type())) +
                                   " for a " + tfliteTypeName(t.type) + " tensor");
             if (std::uint64_t(t.data.numel()) != elementCount(t.shape))
@@ -701,7 +682,7 @@ TfliteModel parseTflite(const std::string &bytes, const std::string &what)
                                        : std::to_string(elements * size)) +
                                   " of a " + tfliteTypeName(t.type) + " " + shapeText(t.shape));
             std::vector<std::int64_t> shape(t.shape.begin(), t.shape.end());
-            t.data = torch::empty(shape, torch::TensorOptions().dtype(torchType(t.type)));
+            t.data = torch::empty(shape, torch::TensorOptions().dtype(tfliteStorageType(t.type)));
             if (content->size() > 0)
                 std::memcpy(t.data.data_ptr(), content->data(), content->size());
         }

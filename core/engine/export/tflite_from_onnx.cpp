@@ -300,34 +300,23 @@ private:
         return it->second[0];
     }
 
-    // A Relu that alone reads the operator's output is fused into it: returns the name the
-    // operator's output defines (the Relu's output when fused).
-    std::string fuseRelu(const std::string &output, TfliteOperator &o)
-    {
-        const onnx::NodeProto *next = soleConsumer(output);
-        if (!next || next->op_type() != "Relu")
-            return output;
-        o.options.activation = TfliteActivation::Relu;
-        m_done.insert(next);
-        return next->output(0);
-    }
-
-    // The operator writes a new tensor for output (in layout perm), fusing a following Relu.
+    // The operator writes a new tensor for output (in layout perm). With fusesRelu, a Relu that
+    // alone reads output is fused into it: the tensor then holds (and is named after) the Relu's
+    // output.
     void emit(TfliteOp code, std::vector<std::int32_t> inputs, const std::string &output, const Perm &perm,
               const TfliteOptions &options = {}, bool fusesRelu = false)
     {
-        // The tensor is named after the value it finally holds.
-        std::string defined = output;
-        if (fusesRelu) {
-            const onnx::NodeProto *next = soleConsumer(output);
-            if (next && next->op_type() == "Relu")
-                defined = next->output(0);
-        }
+        const onnx::NodeProto *relu = fusesRelu ? soleConsumer(output) : nullptr;
+        if (relu && relu->op_type() != "Relu")
+            relu = nullptr;
+        const std::string defined = relu ? relu->output(0) : output;
         const std::int32_t out = activation(defined, perm);
         TfliteOperator &o = op(code, std::move(inputs), {out});
         o.options = options;
-        if (fusesRelu)
-            fuseRelu(output, o);
+        if (relu) {
+            o.options.activation = TfliteActivation::Relu;
+            m_done.insert(relu);
+        }
         define(defined, out, perm);
     }
 

@@ -85,4 +85,23 @@ TfliteOperator &TfliteModel::addOperator(TfliteOp op, std::vector<std::int32_t> 
     return added;
 }
 
+torch::ScalarType tfliteStorageType(TfliteType type)
+{
+    switch (type) {
+    case TfliteType::Float32:
+        return torch::kFloat;
+    case TfliteType::Float16:
+        return torch::kHalf;
+    case TfliteType::Int32:
+        return torch::kInt;
+    case TfliteType::UInt8:
+        return torch::kByte;
+    case TfliteType::Int64:
+        return torch::kLong;
+    case TfliteType::Int8:
+        return torch::kChar;
+    }
+    return torch::kFloat;
+}
+
 } // namespace lathe::engine

@@ -67,6 +67,9 @@ enum class TfliteType : std::int8_t { Float32 = 0, Float16 = 1, Int32 = 2, UInt8
 
 enum class TfliteActivation : std::int8_t { None = 0, Relu = 1, Relu6 = 3 };
 
+// The LibTorch type a tensor of this type is stored in (float16 as kHalf, int8 as kChar...).
+torch::ScalarType tfliteStorageType(TfliteType type);
+
 // The operator's name as TFLite spells it ("CONV_2D"), or "code N".
 std::string tfliteOpName(TfliteOp op);
 std::string tfliteTypeName(TfliteType type);
@@ -121,6 +124,10 @@ struct TfliteOperator
     TfliteOptions options;
     std::string origin;                // the ONNX node (module) it was translated from; not stored in the file
 };
+
+// A stored value as float: scale * (q - zero point) (per channel along the quantised dimension)
+// for quantised integers, float16 as float, other values converted as they are.
+torch::Tensor tfliteDequantize(const torch::Tensor &stored, const TfliteTensor &spec);
 
 // One subgraph (Lathe writes one), with the model's description and metadata.
 struct TfliteModel

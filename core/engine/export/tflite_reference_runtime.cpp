@@ -65,18 +65,6 @@ std::pair<torch::Tensor, torch::Tensor> quantParams(const TfliteQuantization &q,
     return {scale.reshape(shape), zp.reshape(shape)};
 }
 
-// f = scale * (q - zero_point) (per channel along the quantised dimension); float16 read as float;
-// integers without parameters as they are.
-torch::Tensor dequantize(const torch::Tensor &stored, const TfliteTensor &spec)
-{
-    if (stored.is_floating_point())
-        return stored.to(torch::kFloat).contiguous();
-    if (spec.quantization.empty())
-        return stored.to(torch::kFloat);
-    const auto [scale, zp] = quantParams(spec.quantization, stored.dim());
-    return ((stored.to(torch::kDouble) - zp) * scale).to(torch::kFloat);
-}
-
 std::pair<double, double> integerRange(TfliteType type)
 {
     switch (type) {
@@ -88,24 +76,6 @@ std::pair<double, double> integerRange(TfliteType type)
         return {-2147483648.0, 2147483647.0};
     default:
         return {-9223372036854775808.0, 9223372036854775807.0};
-    }
-}
-
-torch::ScalarType storedType(TfliteType type)
-{
-    switch (type) {
-    case TfliteType::Int8:
-        return torch::kChar;
-    case TfliteType::UInt8:
-        return torch::kByte;
-    case TfliteType::Int32:
-        return torch::kInt;
-    case TfliteType::Int64:
-        return torch::kLong;
-    case TfliteType::Float16:
-        return torch::kHalf;
-    default:
-        return torch::kFloat;
     }
 }
 
@@ -157,6 +127,18 @@ bool broadcastShape(const Shape &a, const Shape &b, Shape &out)
 }
 
 } // namespace
+
+// f = scale * (q - zero_point) (per channel along the quantised dimension); float16 read as float;
+// integers without parameters as they are.
+torch::Tensor tfliteDequantize(const torch::Tensor &stored, const TfliteTensor &spec)
+{
+    if (stored.is_floating_point())
+        return stored.to(torch::kFloat).contiguous();
+    if (spec.quantization.empty())
+        return stored.to(torch::kFloat);
+    const auto [scale, zp] = quantParams(spec.quantization, stored.dim());
+    return ((stored.to(torch::kDouble) - zp) * scale).to(torch::kFloat);
+}
 
 struct TfliteReferenceRuntime::Impl
 {
@@ -615,7 +597,7 @@ TfliteReferenceRuntime::TfliteReferenceRuntime(const TfliteModel &model)
         const TfliteTensor &t = model.tensors[i];
         const std::string where = what + ": tensor " + std::to_string(i) + " '" + t.name + "'";
         if (t.isConstant()) {
-            impl.constants[i] = dequantize(t.data, t);
+            impl.constants[i] = tfliteDequantize(t.data, t);
             available[i] = true;
             continue;
         }
@@ -663,13 +645,13 @@ TfliteReferenceRuntime::run(const torch::Tensor &input,
     const Impl &impl = *m_impl;
     const TfliteModel &model = impl.model;
     const TfliteTensor &inputSpec = model.tensors[std::size_t(impl.input)];
-    if (input.scalar_type() != storedType(inputSpec.type) || input.sizes().vec() != declaredShape(inputSpec))
+    if (input.scalar_type() != tfliteStorageType(inputSpec.type) || input.sizes().vec() != declaredShape(inputSpec))
         throw EngineError("TFLite model input '" + inputSpec.name + "': " + tfliteTypeName(inputSpec.type) + " " +
                           shapeText(declaredShape(inputSpec)) + " is needed, not " +
                           std::string(c10::toString(input.scalar_type())) + " " + shapeText(input.sizes().vec()));
     std::vector<torch::Tensor> values = impl.constants;
     std::vector<torch::Tensor> stored(model.tensors.size());
-    values[std::size_t(impl.input)] = dequantize(input.cpu(), inputSpec);
+    values[std::size_t(impl.input)] = tfliteDequantize(input.cpu(), inputSpec);
     stored[std::size_t(impl.input)] = input;
     auto isOutput = [&](std::int32_t t) {
         return std::find(model.outputs.begin(), model.outputs.end(), t) != model.outputs.end();
@@ -694,8 +676,8 @@ TfliteReferenceRuntime::run(const torch::Tensor &input,
                 const auto [lo, hi] = integerRange(spec.type);
                 const torch::Tensor x = torch::nan_to_num(result.to(torch::kDouble) / scale, 0.0);
                 const torch::Tensor rounded = torch::sign(x) * torch::floor(x.abs() + 0.5);
-                result = (rounded + zp).clamp(lo, hi).to(storedType(spec.type));
-                value = dequantize(result, spec);
+                result = (rounded + zp).clamp(lo, hi).to(tfliteStorageType(spec.type));
+                value = tfliteDequantize(result, spec);
             } else {
                 result = result.contiguous();
                 value = result;

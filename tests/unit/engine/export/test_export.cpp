@@ -549,8 +549,7 @@ TEST(ExportJob, TrainedRunExportsEveryFormatWithAPassingReport)
         const engine::TfliteModel file = engine::readTfliteFile(model);
         const engine::TfliteTensor &output = file.tensors[std::size_t(file.outputs[0])];
         const double step = output.quantization.scale.at(0);
-        const torch::Tensor reference =
-            (engine::TfliteReferenceRuntime(file).runBatch(validation.pixels).to(torch::kFloat) - float(output.quantization.zeroPoint.at(0))) * step;
+        const torch::Tensor reference = engine::tfliteDequantize(engine::TfliteReferenceRuntime(file).runBatch(validation.pixels), output);
         const double agreement = (reference.argmax(1) == litert.argmax(1)).to(torch::kDouble).mean().item<double>();
         EXPECT_GE(agreement, 0.99) << "LiteRT and the reference runtime on INT8";
         EXPECT_LE(maxAbsDiff(reference, litert), 3 * step) << "LiteRT and the reference runtime on INT8";
