@@ -73,6 +73,12 @@ inline constexpr ParseLimit kDatasetManifestBytes{
 inline constexpr ParseLimit kCheckpointSidecarBytes{"checkpoint.sidecar_bytes", std::uint64_t(64) << 20, "bytes",
                                                     "a checkpoint's JSON sidecar (metrics, data position)"};
 
+// Labels files of multi-label datasets (CSV or JSON lines, one row per image).
+inline constexpr ParseLimit kLabelsFileBytes{"labels_file.bytes", std::uint64_t(256) << 20, "bytes",
+                                             "a labels file is read whole; a million rows take ~50 MB"};
+inline constexpr ParseLimit kLabelsFileRows{"labels_file.rows", 10000000, "rows",
+                                            "rows (images) of one labels file; each becomes a scanned image"};
+
 // ONNX files read back (INT8 checks, lathe-cli predict on an export).
 inline constexpr ParseLimit kOnnxFileBytes{"onnx.file_bytes", std::uint64_t(2) << 30, "bytes",
                                            "protobuf refuses messages over 2 GiB; refused before reading"};
@@ -103,7 +109,7 @@ inline constexpr const ParseLimit *kAll[] = {
     &kIdxCount,            &kIdxSide,             &kIdxPayloadBytes,  &kSafetensorsHeaderBytes,
     &kSafetensorsTensors,  &kSafetensorsRank,     &kPthZipEntries,    &kPthPickleBytes,      &kPthPickleDepth,
     &kJsonDepth,           &kRunConfigBytes,      &kZooCatalogBytes,  &kDatasetManifestBytes,
-    &kCheckpointSidecarBytes, &kOnnxFileBytes,    &kTfliteFileBytes,  &kTfliteTensors,       &kTfliteOperators,
+    &kCheckpointSidecarBytes, &kLabelsFileBytes,  &kLabelsFileRows,    &kOnnxFileBytes,    &kTfliteFileBytes,  &kTfliteTensors,       &kTfliteOperators,
     &kTfliteRank,          &kServeBodyBytes,      &kServeJsonDepth,   &kServeInstances,      &kServeImagePixels,
 };
 

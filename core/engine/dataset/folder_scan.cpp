@@ -4,6 +4,7 @@
 #include "engine/base/file_io.h"
 #include "engine/base/parse_limits.h"
 #include "engine/base/sha256.h"
+#include "engine/dataset/label_file.h"
 
 #include <opencv2/core/mat.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -125,6 +127,47 @@ void walkClass(const fs::path &root, const fs::path &dir, const std::string &cla
         ec.clear();
         out.push_back(std::move(c));
     }
+}
+
+// A labels file's rows as candidates (files that are missing are decided here), its bad rows
+// as rejected entries named "<file name>:<line>". Returns whether every row's path starts with
+// a train/val/test folder (the splits then come from those folders).
+bool listLabelsFile(const fs::path &root, const std::string &labelsFile, std::vector<Candidate> &out)
+{
+    const LabelsFile file = readLabelsFile(labelsFile);
+    const std::string name = fs::path(labelsFile).filename().string();
+    for (const LabelsRowError &e : file.errors) {
+        Candidate c;
+        c.image.relPath = name + ":" + std::to_string(e.line);
+        reject(c.image, e.reason);
+        c.read = false;
+        out.push_back(std::move(c));
+    }
+    bool splitFolders = !file.rows.empty();
+    for (const LabelsRow &row : file.rows) {
+        const std::size_t slash = row.path.find('/');
+        if (slash == std::string::npos || splitOfFolder(row.path.substr(0, slash)).empty())
+            splitFolders = false;
+    }
+    for (const LabelsRow &row : file.rows) {
+        Candidate c;
+        c.path = (root / row.path).string();
+        c.image.relPath = row.path;
+        c.image.labels = row.labels;
+        if (splitFolders)
+            c.image.split = splitOfFolder(row.path.substr(0, row.path.find('/')));
+        std::error_code ec;
+        const fs::file_status target = fs::status(c.path, ec);
+        if (!fs::exists(target)) {
+            reject(c.image, "listed in " + name + " line " + std::to_string(row.line) + " but not found");
+            c.read = false;
+        } else if (!fs::is_regular_file(target)) {
+            reject(c.image, "listed in " + name + " line " + std::to_string(row.line) + " but not a regular file");
+            c.read = false;
+        }
+        out.push_back(std::move(c));
+    }
+    return splitFolders;
 }
 
 // The hash's grid: kHashSide x kHashSide cells, each compared with its right and lower neighbour.
@@ -419,62 +462,67 @@ ScanResult scanFolder(const ScanOptions &options, const TaskControl &control)
     result.root = root.string();
     control.report(0.0, "listing files");
 
-    // Layout: split folders above class folders, or class folders directly.
-    std::vector<fs::path> topDirs;
     std::vector<Candidate> candidates;
-    for (const fs::directory_entry &entry : fs::directory_iterator(root, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.empty() || name[0] == '.')
-            continue;
-        if (entry.is_directory(ec)) {
-            topDirs.push_back(entry.path());
-        } else {
-            Candidate c;
-            c.image.relPath = name;
-            reject(c.image, "not inside a class folder");
-            c.read = false;
-            candidates.push_back(std::move(c));
-        }
-    }
-    if (ec)
-        throw EngineError(options.root + ": cannot list the folder (" + ec.message() + ")");
-    std::sort(topDirs.begin(), topDirs.end());
-    result.folderSplits = !topDirs.empty() && std::all_of(topDirs.begin(), topDirs.end(), [](const fs::path &p) {
-        return !splitOfFolder(p.filename().string()).empty();
-    });
-
-    std::vector<std::string> classes;
-    auto addClassDir = [&](const fs::path &dir, const std::string &split) {
-        const std::string cls = dir.filename().string();
-        classes.push_back(cls);
-        walkClass(root, dir, cls, split, candidates);
-    };
-    for (const fs::path &top : topDirs) {
-        control.checkCancel();
-        if (!result.folderSplits) {
-            addClassDir(top, {});
-            continue;
-        }
-        const std::string split = splitOfFolder(top.filename().string());
-        for (const fs::directory_entry &entry : fs::directory_iterator(top, ec)) {
+    if (!options.labelsFile.empty()) {
+        result.multiLabel = true;
+        result.folderSplits = listLabelsFile(root, options.labelsFile, candidates);
+    } else {
+        // Layout: split folders above class folders, or class folders directly.
+        std::vector<fs::path> topDirs;
+        for (const fs::directory_entry &entry : fs::directory_iterator(root, ec)) {
             const std::string name = entry.path().filename().string();
             if (name.empty() || name[0] == '.')
                 continue;
             if (entry.is_directory(ec)) {
-                addClassDir(entry.path(), split);
+                topDirs.push_back(entry.path());
             } else {
                 Candidate c;
-                c.image.relPath = entry.path().lexically_relative(root).generic_string();
-                c.image.split = split;
+                c.image.relPath = name;
                 reject(c.image, "not inside a class folder");
                 c.read = false;
                 candidates.push_back(std::move(c));
             }
         }
+        if (ec)
+            throw EngineError(options.root + ": cannot list the folder (" + ec.message() + ")");
+        std::sort(topDirs.begin(), topDirs.end());
+        result.folderSplits = !topDirs.empty() && std::all_of(topDirs.begin(), topDirs.end(), [](const fs::path &p) {
+            return !splitOfFolder(p.filename().string()).empty();
+        });
+
+        std::vector<std::string> classes;
+        auto addClassDir = [&](const fs::path &dir, const std::string &split) {
+            const std::string cls = dir.filename().string();
+            classes.push_back(cls);
+            walkClass(root, dir, cls, split, candidates);
+        };
+        for (const fs::path &top : topDirs) {
+            control.checkCancel();
+            if (!result.folderSplits) {
+                addClassDir(top, {});
+                continue;
+            }
+            const std::string split = splitOfFolder(top.filename().string());
+            for (const fs::directory_entry &entry : fs::directory_iterator(top, ec)) {
+                const std::string name = entry.path().filename().string();
+                if (name.empty() || name[0] == '.')
+                    continue;
+                if (entry.is_directory(ec)) {
+                    addClassDir(entry.path(), split);
+                } else {
+                    Candidate c;
+                    c.image.relPath = entry.path().lexically_relative(root).generic_string();
+                    c.image.split = split;
+                    reject(c.image, "not inside a class folder");
+                    c.read = false;
+                    candidates.push_back(std::move(c));
+                }
+            }
+        }
+        std::sort(classes.begin(), classes.end());
+        classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+        result.classes = classes;
     }
-    std::sort(classes.begin(), classes.end());
-    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
-    result.classes = classes;
 
     // Files seen before with the same size and time are taken over unread.
     std::unordered_map<std::string, const ScannedImage *> previous;
@@ -494,9 +542,11 @@ ScanResult scanFolder(const ScanOptions &options, const TaskControl &control)
             continue;
         const std::string className = c.image.className;
         const std::string split = c.image.split;
+        std::vector<std::string> labels = std::move(c.image.labels);
         c.image = *it->second;
         c.image.className = className;
         c.image.split = split;
+        c.image.labels = std::move(labels);
         c.image.reused = true;
         if (c.image.status == ImageStatus::Duplicate) { // re-decided below
             c.image.status = ImageStatus::Ok;
@@ -565,6 +615,13 @@ ScanResult scanFolder(const ScanOptions &options, const TaskControl &control)
                 image.reason = "duplicate of " + it->second->relPath;
             }
         }
+    }
+    if (result.multiLabel) { // the labels of images that will be records, and no others
+        std::set<std::string> classes;
+        for (const ScannedImage &image : result.images)
+            if (image.status == ImageStatus::Ok)
+                classes.insert(image.labels.begin(), image.labels.end());
+        result.classes.assign(classes.begin(), classes.end());
     }
     NearDuplicates near = findNearDuplicates(result.images, options.nearDuplicateDistance);
     result.nearDuplicates = std::move(near.groups);

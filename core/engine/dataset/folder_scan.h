@@ -34,7 +34,10 @@ int hashDistance(const PerceptualHash &a, const PerceptualHash &b); // differing
 struct ScannedImage
 {
     std::string relPath;   // relative to the root, '/'-separated
-    std::string className; // the class folder it is in (empty when it is in none)
+    std::string className; // the class folder it is in (empty when it is in none, and in a multi-label scan)
+    // A multi-label scan's label names for this image (sorted, unique), from the labels file;
+    // empty in a folder scan.
+    std::vector<std::string> labels;
     std::string split;     // "train", "val" or "test"
     std::int64_t size = 0;
     std::int64_t mtimeNs = 0;
@@ -61,12 +64,20 @@ struct ScanOptions
     // Files seen before (same relPath, size and mtime) are taken from here unread: an
     // incremental re-import only reads what changed.
     std::vector<ScannedImage> previous;
+    // A multi-label labels file (readLabelsFile: CSV or JSON lines; a path as given, relative
+    // to the working directory). When set, the images are the file's rows, their paths
+    // relative to root, and not the class folders: files under root that it does not list
+    // are no part of the scan.
+    std::string labelsFile;
 };
 
 struct ScanResult
 {
     std::string root;
     bool folderSplits = false;        // root/{train,val,test}/<class>/... layout
+    // Scanned from a labels file: images carry label sets (ScannedImage::labels), and classes
+    // is the sorted union of the usable images' labels.
+    bool multiLabel = false;
     std::vector<std::string> classes; // sorted
     std::vector<ScannedImage> images; // sorted by relPath
     // Groups of indices into images whose pictures look alike (not byte-identical). Each
@@ -86,7 +97,13 @@ struct ScanResult
 // Walks root (one sub-folder per class, optionally under train/val/test folders), reads
 // each file's header, validates it by decoding, hashes it, assigns splits and finds exact
 // and near duplicates. One bad file never stops the scan: it is recorded with its reason.
-// Throws EngineError only when the root itself is unusable, or Cancelled.
+// With a labels file, the images are its rows instead (splits from the rows' first folder
+// when every row starts with a train/val/test folder, else by hash as for a folder without
+// split folders); a row whose file is missing is rejected ("listed in labels.csv line 7 but
+// not found"), and each of the file's bad rows is a rejected entry whose path is the file's
+// name and line ("labels.csv:7") and whose reason is the row's.
+// Throws EngineError only when the root itself or the labels file as a whole is unusable,
+// or Cancelled.
 ScanResult scanFolder(const ScanOptions &options, const TaskControl &control = {});
 
 // The split an image gets when the folder defines none: stable under additions.

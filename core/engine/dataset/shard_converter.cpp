@@ -95,8 +95,10 @@ struct ShardPlan
 };
 
 // The record for one image: its bytes as they are, or re-encoded as JPEG when asked.
-ImageExample makeExample(const fs::path &root, const ScannedImage &image, std::int64_t label,
-                         const ConvertOptions &options, bool &reencoded)
+// labels: the image's class indices (one for a single-label dataset, the sorted set for a
+// multi-label one, whose records hold lists even for a single label).
+ImageExample makeExample(const fs::path &root, const ScannedImage &image, const std::vector<std::int64_t> &labels,
+                         bool multiLabel, const ConvertOptions &options, bool &reencoded)
 {
     ImageExample example;
     example.encoded = readFile(root / image.relPath);
@@ -123,8 +125,13 @@ ImageExample makeExample(const fs::path &root, const ScannedImage &image, std::i
         example.channels = 3;
         reencoded = true;
     }
-    example.label = label;
-    example.classText = image.className;
+    if (multiLabel) {
+        example.labels = labels;
+        example.classTexts = image.labels;
+    } else {
+        example.label = labels.front();
+        example.classText = image.className;
+    }
     example.filename = image.relPath;
     // The scan hashed these very bytes unless the file changed since (then its size shows it
     // or the hash is computed again; verify checks every record's hash either way).
@@ -147,6 +154,7 @@ json manifestJson(const ConvertOptions &options, const DatasetManifest &m)
             {"version", kManifestVersion},
             {"source", m.source},
             {"created", m.created},
+            {"task", m.task},
             {"classes", m.classes},
             {"counts", m.counts},
             {"shards", shards},
@@ -163,6 +171,15 @@ json manifestJson(const ConvertOptions &options, const DatasetManifest &m)
               {"max_side", options.maxSide},
               {"quality", options.quality}}},
             {"report", {{"scanned", m.scanned}, {"ok", m.records}, {"rejected", rejected}}}};
+}
+
+// "[0, 3, 17]"
+std::string labelList(const std::vector<std::int64_t> &labels)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(labels[i]);
+    return text + "]";
 }
 
 template<typename T>
@@ -208,6 +225,12 @@ DatasetManifest readDatasetManifest(const std::string &datasetDir)
     DatasetManifest m;
     m.source = field<std::string>(doc, "source", path);
     m.created = field<std::string>(doc, "created", path);
+    if (doc.contains("task")) { // datasets converted before multi-label have none
+        m.task = field<std::string>(doc, "task", path);
+        if (m.task != kTaskSingleLabel && m.task != kTaskMultiLabel)
+            throw EngineError(path + ": \"task\" is '" + m.task + "', expected '" + kTaskSingleLabel + "' or '"
+                              + kTaskMultiLabel + "'");
+    }
     m.classes = field<std::vector<std::string>>(doc, "classes", path);
     m.counts = field<std::map<std::string, std::map<std::string, std::uint64_t>>>(doc, "counts", path);
     m.records = field<std::uint64_t>(doc, "records", path);
@@ -260,8 +283,12 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     DatasetManifest &m = result.manifest;
     m.source = scan.root;
     m.created = nowIso();
+    m.task = scan.multiLabel ? kTaskMultiLabel : kTaskSingleLabel;
     m.classes = scan.classes;
     m.scanned = scan.images.size();
+    if (scan.multiLabel && !options.relabels.empty())
+        throw EngineError("convert: relabelling applies to single-label datasets; a multi-label dataset's labels come "
+                          "from its labels file " + options.scan.labelsFile);
     for (const std::string &split : kSplits)
         for (const std::string &cls : m.classes)
             m.counts[split][cls] = 0;
@@ -269,7 +296,7 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     // The user's relabels become the images' classes; exclusions join the report.
     std::map<std::string, std::vector<const ScannedImage *>> bySplit;
     for (ScannedImage &image : scan.images) {
-        if (image.status != ImageStatus::Ok || image.className.empty()) {
+        if (image.status != ImageStatus::Ok || (scan.multiLabel ? image.labels.empty() : image.className.empty())) {
             m.rejected.push_back({image.relPath, statusName(image.status), image.reason});
             continue;
         }
@@ -348,8 +375,14 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
                         if (stop || control.cancel.isCancelled())
                             return; // the writer removes its temporary files
                         bool wasReencoded = false;
+                        std::vector<std::int64_t> indices;
+                        if (scan.multiLabel) // sorted names of sorted classes: sorted indices
+                            for (const std::string &name : image->labels)
+                                indices.push_back(labels.at(name));
+                        else
+                            indices.push_back(labels.at(image->className));
                         const ImageExample example =
-                            makeExample(root, *image, labels.at(image->className), options, wasReencoded);
+                            makeExample(root, *image, indices, scan.multiLabel, options, wasReencoded);
                         writer.write(serializeImageExample(example));
                         reencoded += wasReencoded ? 1 : 0;
                         ++done;
@@ -380,8 +413,13 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
 
     for (const ShardPlan &plan : plans) {
         m.shards.push_back(plan.info);
-        for (const ScannedImage *image : plan.images)
-            ++m.counts[plan.split][image->className];
+        for (const ScannedImage *image : plan.images) {
+            if (scan.multiLabel)
+                for (const std::string &name : image->labels)
+                    ++m.counts[plan.split][name];
+            else
+                ++m.counts[plan.split][image->className];
+        }
     }
     m.records = total;
     m.reencoded = reencoded;
@@ -396,6 +434,7 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
 VerifyReport verifyDataset(const std::string &datasetDir, const TaskControl &control)
 {
     const DatasetManifest m = readDatasetManifest(datasetDir);
+    const bool multiLabel = m.task == kTaskMultiLabel;
     VerifyReport report;
     std::map<std::string, std::map<std::string, std::uint64_t>> counts;
     std::uint64_t listedBytes = 0;
@@ -434,15 +473,34 @@ VerifyReport verifyDataset(const std::string &datasetDir, const TaskControl &con
             const std::string where = name + ": record at byte offset " + std::to_string(offset);
             try {
                 const ImageExample example = parseImageExample(record, where);
-                if (example.label < 0 || std::size_t(example.label) >= m.classes.size())
-                    report.problems.push_back(where + ": label " + std::to_string(example.label)
-                                              + " is not a class of dataset.json");
-                else if (m.classes[example.label] != example.classText)
-                    report.problems.push_back(where + ": label " + std::to_string(example.label) + " is class '"
-                                              + m.classes[example.label] + "' but the text says '" + example.classText
-                                              + "'");
-                else
-                    ++counts[s.split][example.classText];
+                if (!multiLabel && example.labels.size() != 1)
+                    report.problems.push_back(where + ": holds " + std::to_string(example.labels.size())
+                                              + " labels, a single-label dataset's records hold one");
+                else if (!std::is_sorted(example.labels.begin(), example.labels.end())
+                         || std::adjacent_find(example.labels.begin(), example.labels.end()) != example.labels.end())
+                    report.problems.push_back(where + ": labels " + labelList(example.labels)
+                                              + " are not sorted ascending and unique");
+                else {
+                    bool good = true;
+                    for (std::size_t i = 0; i < example.labels.size() && good; ++i) {
+                        const std::int64_t label = example.labels[i];
+                        const std::string &text = example.classTexts[i];
+                        good = false;
+                        if (label < 0 || std::size_t(label) >= m.classes.size())
+                            report.problems.push_back(where + ": label " + std::to_string(label)
+                                                      + " is not a class of dataset.json");
+                        else if (m.classes[std::size_t(label)] != text)
+                            report.problems.push_back(where + ": label " + std::to_string(label) + " is class '"
+                                                      + m.classes[std::size_t(label)] + "' but the text says '" + text
+                                                      + "'");
+                        else
+                            good = true;
+                    }
+                    // A record with any bad label counts for none: counts then disagree too.
+                    if (good)
+                        for (const std::string &text : example.classTexts)
+                            ++counts[s.split][text];
+                }
                 if (sha256Hex(example.encoded.data(), example.encoded.size()) != example.sha256)
                     report.problems.push_back(where + ": image bytes do not match image/key/sha256");
             } catch (const EngineError &e) {

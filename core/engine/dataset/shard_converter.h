@@ -44,13 +44,22 @@ struct RejectedFile
     std::string reason;
 };
 
+// DatasetManifest::task's values.
+inline constexpr const char *kTaskSingleLabel = "single_label";
+inline constexpr const char *kTaskMultiLabel = "multi_label";
+
 // What dataset.json says about a converted dataset.
 struct DatasetManifest
 {
     std::string source;  // the image folder it was converted from
     std::string created; // ISO 8601, UTC
+    // "single_label": a record holds one label (its class folder). "multi_label": a record
+    // holds a label set (a labels file's import). dataset.json's "task"; files written before
+    // it existed have none and are single-label.
+    std::string task = "single_label";
     std::vector<std::string> classes; // label i is classes[i]
-    // split -> class -> records
+    // split -> class -> records of the split that carry the class (multi-label: a record
+    // counts once for each of its labels, so a split's counts can sum to more than its records)
     std::map<std::string, std::map<std::string, std::uint64_t>> counts;
     std::vector<ShardInfo> shards;
     std::uint64_t records = 0;
@@ -66,11 +75,14 @@ struct ConvertResult
 };
 
 // Reads DIR/dataset.json. Throws EngineError naming the file and the reason (missing,
-// not JSON, not a Lathe shard manifest, a key missing or of the wrong type).
+// not JSON, not a Lathe shard manifest, a key missing or of the wrong type, a "task" other
+// than single_label or multi_label).
 DatasetManifest readDatasetManifest(const std::string &datasetDir);
 
 // Scans the folder (scanFolder), then writes its usable images as TFRecord shards of
-// TF-slim tf.train.Examples, {split}-{i:05d}-of-{n:05d}.tfrecord with a DALI .idx beside
+// TF-slim tf.train.Examples (a scan with a labels file: multi-label records, whose
+// image/class/label and image/class/text are lists, and task "multi_label"; relabels are
+// refused for it), {split}-{i:05d}-of-{n:05d}.tfrecord with a DALI .idx beside
 // each, and dataset.json (classes, counts, shards with sizes and SHA-256, source, report).
 // Records are shuffled across a split's shards. Files are stored byte for byte unless
 // maxSide asks for a re-encode. Everything is written into a temporary folder beside
@@ -93,7 +105,9 @@ struct VerifyReport
 // listed size and SHA-256; every record's CRCs; every .idx entry against the records'
 // real offsets; every record parses as an image example whose label and class text match
 // the class list and whose image/key/sha256 matches its bytes; the per-split, per-class
-// counts against the manifest. Throws EngineError only when dataset.json cannot be read.
+// counts against the manifest. A single-label dataset's records hold exactly one label; a
+// multi-label dataset's hold label sets sorted ascending and unique, each label matching its
+// text, and count once per label. Throws EngineError only when dataset.json cannot be read.
 VerifyReport verifyDataset(const std::string &datasetDir, const TaskControl &control = {});
 
 } // namespace lathe::engine

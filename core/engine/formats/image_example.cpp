@@ -71,6 +71,21 @@ public:
         return f.int64_list().value(0);
     }
 
+    // A list of one or more values (the label keys of multi-label records).
+    const auto &bytesList(const char *key) const
+    {
+        const tensorflow::Feature &f = find(key, tensorflow::Feature::kBytesList);
+        checkSome(key, f.bytes_list().value_size());
+        return f.bytes_list().value();
+    }
+
+    const auto &int64List(const char *key) const
+    {
+        const tensorflow::Feature &f = find(key, tensorflow::Feature::kInt64List);
+        checkSome(key, f.int64_list().value_size());
+        return f.int64_list().value();
+    }
+
     int dimension(const char *key) const
     {
         const std::int64_t v = int64(key);
@@ -97,16 +112,32 @@ private:
             throw EngineError(m_where + ": key " + key + " holds " + std::to_string(count) + " values, expected 1");
     }
 
+    void checkSome(const char *key, int count) const
+    {
+        if (count < 1)
+            throw EngineError(m_where + ": key " + key + " holds no values, expected 1 or more");
+    }
+
     const tensorflow::Features &m_features;
     const std::string &m_where;
 };
 
 } // namespace
 
+std::vector<std::int64_t> ImageExample::labelSet() const
+{
+    return labels.empty() ? std::vector<std::int64_t>{label} : labels;
+}
+
+std::vector<std::string> ImageExample::classTextSet() const
+{
+    return labels.empty() ? std::vector<std::string>{classText} : classTexts;
+}
+
 bool ImageExample::operator==(const ImageExample &other) const
 {
-    return encoded == other.encoded && format == other.format && label == other.label && classText == other.classText
-        && height == other.height && width == other.width && channels == other.channels && filename == other.filename
+    return encoded == other.encoded && format == other.format && labelSet() == other.labelSet()
+        && classTextSet() == other.classTextSet() && height == other.height && width == other.width && channels == other.channels && filename == other.filename
         && sha256 == other.sha256;
 }
 
@@ -116,8 +147,18 @@ std::string serializeImageExample(const ImageExample &example)
     tensorflow::Features &features = *proto.mutable_features();
     putBytes(features, keys::kEncoded, example.encoded);
     putBytes(features, keys::kFormat, example.format);
-    putInt(features, keys::kLabel, example.label);
-    putBytes(features, keys::kClassText, example.classText);
+    if (example.labels.empty()) {
+        putInt(features, keys::kLabel, example.label);
+        putBytes(features, keys::kClassText, example.classText);
+    } else {
+        if (example.classTexts.size() != example.labels.size())
+            throw EngineError(example.filename + ": " + std::to_string(example.labels.size()) + " labels but "
+                              + std::to_string(example.classTexts.size()) + " class texts");
+        for (std::size_t i = 0; i < example.labels.size(); ++i) {
+            putInt(features, keys::kLabel, example.labels[i]);
+            putBytes(features, keys::kClassText, example.classTexts[i]);
+        }
+    }
     putInt(features, keys::kHeight, example.height);
     putInt(features, keys::kWidth, example.width);
     putInt(features, keys::kChannels, example.channels);
@@ -145,8 +186,15 @@ ImageExample parseImageExample(const std::string &record, const std::string &whe
     ImageExample example;
     example.encoded = f.bytes(keys::kEncoded);
     example.format = f.bytes(keys::kFormat);
-    example.label = f.int64(keys::kLabel);
-    example.classText = f.bytes(keys::kClassText);
+    const auto &labels = f.int64List(keys::kLabel);
+    const auto &texts = f.bytesList(keys::kClassText);
+    if (labels.size() != texts.size())
+        throw EngineError(where + ": key " + keys::kLabel + " holds " + std::to_string(labels.size()) + " values but "
+                          + keys::kClassText + " holds " + std::to_string(texts.size()));
+    example.labels.assign(labels.begin(), labels.end());
+    example.classTexts.assign(texts.begin(), texts.end());
+    example.label = example.labels.front();
+    example.classText = example.classTexts.front();
     example.height = f.dimension(keys::kHeight);
     example.width = f.dimension(keys::kWidth);
     example.channels = f.dimension(keys::kChannels);

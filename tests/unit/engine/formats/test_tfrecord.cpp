@@ -592,10 +592,18 @@ TEST(ImageExample, MissingKeysAndWrongTypesNameTheKey)
         EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(wrongType), "r"); }),
                   "r: key " + key + (isInt ? " is a bytes_list, expected a int64_list" : " is a int64_list, expected a bytes_list"));
 
+        // The label keys take lists (multi-label), but only as many values in both.
         auto twoValues = all;
         twoValues[i].second = isInt ? wire::int64Feature({1, 2}) : wire::bytesFeature({"a", "b"});
-        EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(twoValues), "r"); }),
-                  "r: key " + key + " holds 2 values, expected 1");
+        if (key == "image/class/label")
+            EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(twoValues), "r"); }),
+                      "r: key image/class/label holds 2 values but image/class/text holds 1");
+        else if (key == "image/class/text")
+            EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(twoValues), "r"); }),
+                      "r: key image/class/label holds 1 values but image/class/text holds 2");
+        else
+            EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(twoValues), "r"); }),
+                      "r: key " + key + " holds 2 values, expected 1");
 
         auto floats = all;
         floats[i].second = wire::floatFeature(1.0f);
@@ -617,6 +625,65 @@ TEST(ImageExample, RefusesGarbageAndOutOfRangeDimensions)
     features[6].second = wire::int64Feature({std::int64_t(1) << 31});
     EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(features), "s@0"); }),
               "s@0: key image/height holds 2147483648, out of range");
+}
+
+TEST(ImageExample, SingleLabelRecordsParseIntoOneElementLists)
+{
+    // A parsed single-label record carries its label in both forms; serialized again (now
+    // through the list), it is the same bytes: a one-value list is a one-value list.
+    const std::string bytes = engine::serializeImageExample(sampleExample());
+    const engine::ImageExample back = engine::parseImageExample(bytes);
+    EXPECT_EQ(back.labels, std::vector<std::int64_t>{(std::int64_t(1) << 40) + 7});
+    EXPECT_EQ(back.classTexts, std::vector<std::string>{"猫 cat"});
+    EXPECT_EQ(engine::serializeImageExample(back), bytes);
+}
+
+TEST(ImageExample, MultiLabelRoundTripAndWireFormat)
+{
+    engine::ImageExample e = sampleExample();
+    e.labels = {0, 3, 17};
+    e.classTexts = {"dog", "outdoor", "雪 snow"};
+    const std::string bytes = engine::serializeImageExample(e);
+    // Both label keys are lists in the order given (packed int64s, repeated bytes), as
+    // tf.io.VarLenFeature reads them; every other key is unchanged.
+    auto features = sampleWireFeatures();
+    features[1].second = wire::int64Feature({0, 3, 17});
+    features[2].second = wire::bytesFeature({"dog", "outdoor", "雪 snow"});
+    EXPECT_EQ(bytes, wire::example(features));
+
+    const engine::ImageExample back = engine::parseImageExample(bytes);
+    EXPECT_EQ(back.labels, (std::vector<std::int64_t>{0, 3, 17}));
+    EXPECT_EQ(back.classTexts, (std::vector<std::string>{"dog", "outdoor", "雪 snow"}));
+    EXPECT_EQ(back.label, 0);
+    EXPECT_EQ(back.classText, "dog");
+    EXPECT_EQ(back.encoded, e.encoded);
+    EXPECT_EQ(engine::serializeImageExample(back), bytes);
+    // Equality looks at the label sets too.
+    engine::ImageExample other = back;
+    other.labels = {0, 3, 18};
+    EXPECT_FALSE(other == back);
+}
+
+TEST(ImageExample, BadLabelListsAreRefused)
+{
+    auto features = sampleWireFeatures();
+    features[1].second = wire::int64Feature({});
+    EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(features), "s@8"); }),
+              "s@8: key image/class/label holds no values, expected 1 or more");
+    features = sampleWireFeatures();
+    features[2].second = wire::bytesFeature({});
+    EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(features), "s@8"); }),
+              "s@8: key image/class/text holds no values, expected 1 or more");
+    features = sampleWireFeatures();
+    features[1].second = wire::int64Feature({1, 2, 3});
+    features[2].second = wire::bytesFeature({"a", "b"});
+    EXPECT_EQ(errorOf([&] { engine::parseImageExample(wire::example(features), "s@8"); }),
+              "s@8: key image/class/label holds 3 values but image/class/text holds 2");
+    // Writing refuses a label set whose names do not pair up with it.
+    engine::ImageExample e = sampleExample();
+    e.labels = {1, 2};
+    e.classTexts = {"a"};
+    EXPECT_EQ(errorOf([&] { engine::serializeImageExample(e); }), "cat/IMG 0001.png: 2 labels but 1 class texts");
 }
 
 // ---------------------------------------------------------------------------------------
