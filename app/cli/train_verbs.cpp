@@ -3,6 +3,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/runtime_info.h"
+#include "engine/inference/cross_validation.h"
 #include "engine/run/run_config.h"
 #include "engine/run/run_events.h"
 #include "engine/training/trainer.h"
@@ -41,6 +42,7 @@ struct TrainArgs
     int nodeRank = -1;
     std::string master;
     std::string recordLog;
+    int folds = 0;
     std::vector<std::string> set;
 };
 
@@ -159,6 +161,10 @@ void addTrain(CLI::App &app, CliContext &context)
                                            "too; a flag that disagrees with them is refused");
     cmd->add_option("--record-log", a->recordLog, "Audit: each rank appends \"epoch shard offset\" for every training "
                                                   "record it takes to DIR/records-rank-R.txt");
+    cmd->add_option("--folds", a->folds, "K-fold cross-validation: K runs in --out/fold-1..K, each holding out one "
+                                         "hash-stable fold of the training split; writes folds.json (mean and std "
+                                         "of top-1) and oof_predictions.jsonl (for lathe-cli label-issues)")
+        ->check(CLI::Range(2, 100));
     cmd->callback([&context, a] {
         context.action = [&context, a]() -> int {
             engine::configureTorchThreads(); // every core, shared by the CPU ranks
@@ -176,6 +182,28 @@ void addTrain(CLI::App &app, CliContext &context)
 
             nlohmann::json summary;
             const nlohmann::json overrides = flagOverrides(*a);
+            if (a->folds > 0) {
+                if (a->resume)
+                    throw engine::EngineError("--folds resumes by itself: run the same command again (without --resume)");
+                try {
+                    summary = engine::crossValidate(runConfigFromArgs(a->config, overrides), a->folds, a->out, control);
+                } catch (const engine::Cancelled &) {
+                    std::cerr << "cancelled; run the same command again to continue\n";
+                    return 130;
+                }
+                summary["type"] = "folds";
+                std::ostringstream text;
+                text << std::setprecision(4) << a->folds << "-fold cross-validation, top-1 per fold:";
+                for (const auto &m : summary["fold_metrics"])
+                    text << ' ' << m.get<double>();
+                text << "\nmean " << summary["mean"].get<double>() << " +- " << summary["std"].get<double>() << " (std); "
+                     << a->out << "/oof_predictions.jsonl\n";
+                if (json)
+                    std::cout << summary.dump() << std::endl;
+                else
+                    std::cout << text.str();
+                return 0;
+            }
             if (a->resume) {
                 summary = engine::resume(a->out, control, overrides);
             } else {

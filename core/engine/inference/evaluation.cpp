@@ -453,7 +453,11 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
             }
         throw EngineError(message);
     }
-    const std::uint64_t n = names.size(o.split);
+    RecordSelection selection;
+    selection.folds = o.folds;
+    selection.fold = o.fold;
+    selection.heldOut = true;
+    const std::uint64_t n = names.size(o.split, selection);
     if (n == 0) {
         std::string splits;
         for (const auto &entry : manifest.counts) {
@@ -465,7 +469,7 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
         }
         throw EngineError(dataDir + ": split \"" + o.split + "\" has no records (splits: " + splits + ")");
     }
-    const std::vector<RecordRef> order = names.epochOrder(o.split, 0, 0, 0, 1, false);
+    const std::vector<RecordRef> order = names.epochOrder(o.split, 0, 0, 0, 1, false, selection);
     const int k = int(m.classes.size());
     const int topK = std::min(o.topK, k);
     const int crop = m.transform.imageSize;
@@ -482,6 +486,7 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
     p.shuffle = false;
     p.dropLast = false;
     p.numClasses = k;
+    p.selection = selection;
     InputPipeline pipeline(p);
     pipeline.startEpoch(0);
 
@@ -523,7 +528,9 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
             Prediction &pred = byRecord[pos];
             pred.record = pos;
             pred.label = int(labels[i].item<std::int64_t>());
-            pred.filename = names.read(order[pos]).filename;
+            const ImageExample example = names.read(order[pos]);
+            pred.filename = example.filename;
+            pred.sha256 = example.sha256;
             const float *row = probs[i].data_ptr<float>();
             probsByRecord[pos].assign(row, row + k);
             topClasses(row, k, topK, pred.topClasses, pred.topProbs);
@@ -550,6 +557,8 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
     if (result.predictions.empty())
         throw EngineError(dataDir + ": no record of split \"" + o.split + "\" could be decoded");
     result.metrics = computeMetrics(labels, probabilities, m.classes);
+    if (o.keepProbabilities)
+        result.probabilities = std::move(probabilities);
     result.metrics["loss"] = lossSum / double(result.predictions.size()); // exact log-softmax, not clamped
     const PipelineStats stats = pipeline.stats();
     result.metrics["skipped"] = order.size() - result.predictions.size();
@@ -559,6 +568,10 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
     result.metrics["checkpoint_step"] = m.checkpoint.step;
     result.metrics["data_dir"] = dataDir;
     result.metrics["split"] = o.split;
+    if (o.folds > 0) {
+        result.metrics["folds"] = o.folds;
+        result.metrics["fold"] = o.fold;
+    }
     result.metrics["tta"] = o.tta;
     result.metrics["tta_views"] = o.tta ? 2 * cropCount : 1;
     result.metrics["arch"] = m.spec.arch;

@@ -27,6 +27,11 @@ struct EvalOptions
     int topK = 5;   // classes kept per prediction
     int threads = 0; // decoding threads; 0: every hardware thread
     std::string device; // "cpu", "cuda:N"; empty: the first CUDA device when there is one
+    // K-fold cross-validation: only the records of split's fold `fold` of `folds` (the one a
+    // fold's run held out, RunConfig data.folds). 0: the whole split.
+    int folds = 0;
+    int fold = 0;
+    bool keepProbabilities = false; // EvalResult::probabilities
 };
 
 // One image of the split.
@@ -34,6 +39,7 @@ struct Prediction
 {
     std::uint64_t record = 0; // position in the split (shard by shard, record by record)
     std::string filename;
+    std::string sha256; // of the image file's bytes (image/key/sha256)
     int label = 0;
     std::vector<int> topClasses; // most probable first
     std::vector<float> topProbs;
@@ -44,6 +50,7 @@ struct EvalResult
 {
     std::vector<std::string> classes;
     std::vector<Prediction> predictions; // by record
+    std::vector<std::vector<float>> probabilities; // every class's, per prediction (keepProbabilities)
     nlohmann::json metrics;              // computeMetrics' object plus the evaluation's context
 };
 

@@ -54,7 +54,7 @@ double secondsBetween(Clock::time_point a, Clock::time_point b)
 struct CachedImage
 {
     cv::Mat image;
-    std::int64_t label = 0;
+    std::vector<std::int64_t> labels; // one, or a multi-label record's set
 };
 
 } // namespace
@@ -92,6 +92,7 @@ struct InputPipeline::Impl
     ShardDataset dataset; // the consumer's: manifest and epoch orders
     std::vector<std::string> shardPaths;
     int numClasses = 0;
+    bool multiLabel = false; // dataset.json task "multi_label": targets are multi-hot rows
     int threads = 0;
     int depth = 0;
     std::uint64_t perRank = 0;
@@ -175,16 +176,23 @@ struct InputPipeline::Impl
         return shardPaths[ref.shard] + ": record at byte offset " + std::to_string(ref.entry.offset);
     }
 
-    std::int64_t checkedLabel(const ImageExample &example, const RecordRef &ref) const
+    // The record's label (single-label) or label set (multi-label), each within the classes.
+    std::vector<std::int64_t> checkedLabels(const ImageExample &example, const RecordRef &ref) const
     {
-        if (example.label < 0 || example.label >= numClasses)
-            throw EngineError(where(ref) + " (" + example.filename + "): label " + std::to_string(example.label)
-                              + " is outside the " + std::to_string(numClasses) + " classes");
-        return example.label;
+        std::vector<std::int64_t> labels = example.labels.empty() ? std::vector<std::int64_t>{example.label} : example.labels;
+        if (!multiLabel && labels.size() != 1)
+            throw EngineError(where(ref) + " (" + example.filename + "): " + std::to_string(labels.size())
+                              + " labels in a single-label dataset");
+        for (std::int64_t label : labels)
+            if (label < 0 || label >= numClasses)
+                throw EngineError(where(ref) + " (" + example.filename + "): label " + std::to_string(label)
+                                  + " is outside the " + std::to_string(numClasses) + " classes");
+        return labels;
     }
 
-    // One sample into out; returns its label. Throws with a message naming the record.
-    std::int64_t makeSample(ShardDataset &ds, const RecordRef &ref, std::mt19937_64 &rng, void *out)
+    // One sample into out; its labels into labels. Throws with a message naming the record.
+    void makeSample(ShardDataset &ds, const RecordRef &ref, std::mt19937_64 &rng, void *out,
+                    std::vector<std::int64_t> &labels)
     {
         const std::uint64_t key = (std::uint64_t(ref.shard) << 40) ^ ref.entry.offset;
         if (options.cacheBytes > 0) {
@@ -202,7 +210,7 @@ struct InputPipeline::Impl
                 cacheHits.fetch_add(1, std::memory_order_relaxed);
             } else {
                 const ImageExample example = ds.read(ref);
-                cached.label = checkedLabel(example, ref);
+                cached.labels = checkedLabels(example, ref);
                 try {
                     cached.image = transform.decodeForCache(reinterpret_cast<const std::uint8_t *>(example.encoded.data()),
                                                             example.encoded.size());
@@ -222,16 +230,17 @@ struct InputPipeline::Impl
             } catch (const std::exception &e) {
                 throw EngineError(where(ref) + ": " + e.what());
             }
-            return cached.label;
+            labels = std::move(cached.labels);
+            return;
         }
         const ImageExample example = ds.read(ref);
-        const std::int64_t label = checkedLabel(example, ref);
+        std::vector<std::int64_t> checked = checkedLabels(example, ref);
         try {
             transform.apply(reinterpret_cast<const std::uint8_t *>(example.encoded.data()), example.encoded.size(), rng, out);
         } catch (const std::exception &e) {
             throw EngineError(where(ref) + " (" + example.filename + "): " + e.what());
         }
-        return label;
+        labels = std::move(checked);
     }
 
     bool stale(const Job &job) const
@@ -249,6 +258,8 @@ struct InputPipeline::Impl
         auto *base = static_cast<std::uint8_t *>(buffer.data_ptr());
         at::Tensor labels = at::empty({std::int64_t(last - first)}, at::kLong);
         std::int64_t *labelData = labels.data_ptr<std::int64_t>();
+        at::Tensor multiHot = multiLabel ? at::zeros({std::int64_t(last - first), numClasses}, at::kFloat) : at::Tensor();
+        std::vector<std::int64_t> sampleLabels;
 
         Batch batch;
         batch.epoch = job.epoch;
@@ -266,7 +277,13 @@ struct InputPipeline::Impl
                 std::mt19937_64 rng(sampleSeed);
                 const std::uint64_t q = (p + std::uint64_t(t)) % n;
                 try {
-                    labelData[filled] = makeSample(ds, order[q], rng, base + std::size_t(filled) * sampleBytes);
+                    makeSample(ds, order[q], rng, base + std::size_t(filled) * sampleBytes, sampleLabels);
+                    labelData[filled] = sampleLabels.front();
+                    if (multiLabel) {
+                        float *row = multiHot.data_ptr<float>() + filled * numClasses;
+                        for (std::int64_t label : sampleLabels)
+                            row[label] = 1.0f;
+                    }
                     batch.recordIndices.push_back(q);
                     batch.recordShards.push_back(order[q].shard);
                     batch.recordOffsets.push_back(order[q].entry.offset);
@@ -285,10 +302,12 @@ struct InputPipeline::Impl
 
         at::Tensor images = buffer.narrow(0, 0, filled);
         batch.labels = filled == labels.size(0) ? labels : labels.narrow(0, 0, filled).clone();
+        if (multiLabel)
+            batch.softTargets = multiHot.narrow(0, 0, filled);
         if (mixer->active() && filled > 0) {
             std::mt19937_64 rng(seedOf({options.seed, std::uint64_t(job.epoch), std::uint64_t(options.rank),
                                         std::uint64_t(job.batch), kMixerTag}));
-            batch.softTargets = mixer->apply(images, batch.labels, rng);
+            batch.softTargets = multiLabel ? mixer->mix(images, batch.softTargets, rng) : mixer->apply(images, batch.labels, rng);
         }
         batch.images = images;
 
@@ -390,6 +409,7 @@ InputPipeline::InputPipeline(PipelineOptions options)
     const PipelineOptions &o = d.options;
     const DatasetManifest &manifest = d.dataset.manifest();
     d.numClasses = o.numClasses > 0 ? o.numClasses : int(manifest.classes.size());
+    d.multiLabel = manifest.task == kTaskMultiLabel;
     if (d.numClasses < 1)
         throw bad("numClasses", o.datasetDir + "/dataset.json lists no classes");
     d.mixer.emplace(o.transform.augmentations, d.numClasses);
@@ -401,7 +421,7 @@ InputPipeline::InputPipeline(PipelineOptions options)
 
     d.threads = o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
     d.depth = o.prefetchBatches > 0 ? o.prefetchBatches : 2 * d.threads;
-    d.perRank = d.dataset.size(o.split) / std::uint64_t(o.worldSize);
+    d.perRank = d.dataset.size(o.split, o.selection) / std::uint64_t(o.worldSize);
     const std::uint64_t n = std::uint64_t(o.batchSize);
     d.batches = std::int64_t(o.dropLast ? d.perRank / n : (d.perRank + n - 1) / n);
 
@@ -454,7 +474,8 @@ void InputPipeline::startEpoch(std::int64_t epoch, std::int64_t firstBatch)
     if (d.cancelled)
         throw Cancelled();
     auto order = std::make_shared<const std::vector<RecordRef>>(d.dataset.epochOrder(
-        d.options.split, d.options.seed, std::uint64_t(epoch), d.options.rank, d.options.worldSize, d.options.shuffle));
+        d.options.split, d.options.seed, std::uint64_t(epoch), d.options.rank, d.options.worldSize, d.options.shuffle,
+        d.options.selection));
 
     std::unique_lock<std::mutex> lock(d.mutex);
     // Abandon the previous epoch: workers notice between samples and give their slots back.

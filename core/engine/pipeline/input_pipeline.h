@@ -2,6 +2,7 @@
 
 // Engine-internal: uses LibTorch types. Not for workspace or widgets.
 
+#include "engine/dataset/shard_dataset.h"
 #include "engine/pipeline/sample_transform.h"
 
 #include <ATen/core/Tensor.h>
@@ -31,6 +32,7 @@ struct PipelineOptions
     std::size_t cacheBytes = 0; // in-RAM cache budget for decoded images (decodeForCache); 0: off
     bool pinMemory = false;     // page-locked batch buffers, when CUDA is available
     int numClasses = 0;         // width of the soft targets of mixup/cutmix; 0: the dataset's classes
+    RecordSelection selection;  // folds and the balanced sampler (ShardDataset::epochOrder)
 };
 
 struct Batch
@@ -39,8 +41,10 @@ struct Batch
     // channels-last memory format with TransformOptions::channelsLast. The storage belongs to
     // the pipeline's buffer pool and is reused once every tensor sharing it is gone.
     at::Tensor images;
-    at::Tensor labels;      // int64 [N]
-    at::Tensor softTargets; // float [N, K] when the augmentations have mixup/cutmix, else undefined
+    at::Tensor labels;      // int64 [N]; a multi-label record's first (lowest) label
+    // float [N, K] when the augmentations have mixup/cutmix, or the dataset is multi-label
+    // (rows multi-hot, mixed by mixup/cutmix), else undefined
+    at::Tensor softTargets;
     // Position, in this rank's epoch order, of the record each sample was made from (a sample
     // standing in for a corrupt record names the record it was made from).
     std::vector<std::uint64_t> recordIndices;

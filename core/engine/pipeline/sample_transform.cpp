@@ -605,7 +605,14 @@ at::Tensor BatchMixer::apply(at::Tensor &images, const at::Tensor &labels, std::
     const at::Tensor l = labels.to(at::kLong);
     if (l.numel() > 0 && (l.min().item<std::int64_t>() < 0 || l.max().item<std::int64_t>() >= std::max(m_numClasses, 1)))
         throw EngineError("mixup/cutmix: a label is outside 0.." + std::to_string(m_numClasses - 1));
-    at::Tensor targets = at::one_hot(l, std::max(m_numClasses, 1)).to(at::kFloat);
+    return mix(images, at::one_hot(l, std::max(m_numClasses, 1)).to(at::kFloat), rng);
+}
+
+at::Tensor BatchMixer::mix(at::Tensor &images, const at::Tensor &targets, std::mt19937_64 &rng) const
+{
+    if (targets.dim() != 2 || images.dim() != 4 || images.size(0) != targets.size(0)
+        || targets.size(1) != std::max(m_numClasses, 1))
+        throw EngineError("mixup/cutmix: expected images [N, C, H, W] and targets [N, " + std::to_string(m_numClasses) + "]");
     if (m_steps.empty())
         return targets;
     const AugmentationSpec &step = m_steps[std::size_t(ops::randint(rng, std::int64_t(m_steps.size())))];

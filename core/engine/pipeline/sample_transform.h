@@ -77,6 +77,9 @@ public:
     // Returns soft targets float [N, numClasses] (one-hot with label smoothing left to the loss
     // when no mixing step is configured or it was skipped).
     at::Tensor apply(at::Tensor &images, const at::Tensor &labels, std::mt19937_64 &rng) const;
+    // The same with the targets given, float [N, numClasses] (multi-label: multi-hot rows, so
+    // a mixed pair's label sets are mixed with the images' weights). Draws as apply does.
+    at::Tensor mix(at::Tensor &images, const at::Tensor &targets, std::mt19937_64 &rng) const;
 
 private:
     std::vector<AugmentationSpec> m_steps;

@@ -30,8 +30,15 @@ struct DataConfig
     int workers = 0;                 // pipeline threads per rank, 0: cores / ranks
     std::size_t cacheMb = 0;         // in-RAM cache of decoded images, 0: off
     bool channelsLast = false;
-    // Imbalanced data: "none" or "class_weights" (loss weights from class frequencies).
+    // Imbalanced data: "none", "class_weights" (loss weights from class frequencies), or a
+    // seeded sampler drawing each epoch with class-balanced weights: "balanced_sampler"
+    // (inverse frequency) or "sqrt_sampler" (inverse square root).
     std::string balance = "none";
+    // K-fold cross-validation (lathe-cli train --folds K runs every fold): with folds >= 2 the run
+    // trains on train_split less fold `fold` (1..folds) and validates on that fold; val_split
+    // is then unused. Folds are hash-stable (ShardDataset's RecordSelection).
+    int folds = 0;
+    int fold = 0;
 };
 
 struct OptimizerConfig
@@ -53,9 +60,14 @@ struct OptimizerConfig
 
 struct LossConfig
 {
-    std::string name = "cross_entropy"; // "cross_entropy" or "focal"
+    // Single-label: "cross_entropy" or "focal". Multi-label datasets: "bce" (binary cross-entropy
+    // per label; cross_entropy, the default, means bce there) or "asymmetric" (Ridnik et al. 2021).
+    std::string name = "cross_entropy";
     double labelSmoothing = 0;
     double focalGamma = 2;
+    double aslGammaNeg = 4;  // asymmetric: focusing exponent of the negatives
+    double aslGammaPos = 0;  // asymmetric: focusing exponent of the positives
+    double aslClip = 0.05;   // asymmetric: probability shifting margin of the negatives
 };
 
 struct ScheduleConfig

@@ -84,12 +84,12 @@ Field stringField(std::string path, Access access, std::vector<std::string> allo
 }
 
 const std::vector<std::string> kOptimizers{"sgd", "adamw", "rmsprop"};
-const std::vector<std::string> kLosses{"cross_entropy", "focal"};
+const std::vector<std::string> kLosses{"cross_entropy", "focal", "bce", "asymmetric"};
 const std::vector<std::string> kSchedules{"constant", "step",           "multi_step", "exponential",
                                           "cosine",   "cosine_restarts", "one_cycle", "plateau"};
 const std::vector<std::string> kMetrics{"val_loss", "val_top1", "train_loss"};
 const std::vector<std::string> kPrecisions{"fp32", "bf16", "fp16"};
-const std::vector<std::string> kBalance{"none", "class_weights"};
+const std::vector<std::string> kBalance{"none", "class_weights", "balanced_sampler", "sqrt_sampler"};
 const std::vector<std::string> kFeatureCache{"off", "auto", "fixed_views"};
 const std::vector<std::string> kFreezePolicies{"train_all", "head_only", "up_to_stage"};
 
@@ -253,7 +253,11 @@ const std::vector<Field> &fields()
         t.push_back(boolField("data.channels_last", LATHE_MEMBER(data.channelsLast),
                               "Feed batches in channels-last memory layout, which is faster for convolutions on some GPUs."));
         t.push_back(stringField("data.balance", LATHE_MEMBER(data.balance), kBalance,
-                                "Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights)."));
+                                "Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or epochs drawn so that classes come equally often (balanced_sampler) or half-way there (sqrt_sampler)."));
+        t.push_back(intField("data.folds", LATHE_MEMBER(data.folds), NumberRange().ge(0).le(100),
+                             "K-fold cross-validation: 2 or more splits the training split into this many hash-stable folds; 0 turns it off."));
+        t.push_back(intField("data.fold", LATHE_MEMBER(data.fold), NumberRange().ge(0).le(100),
+                             "With data.folds: the fold (1 to data.folds) held out for validation; the others are trained on."));
 
         t.push_back(stringField("model.arch", LATHE_MEMBER(model.arch), {},
                                 "The backbone architecture: a built-in name such as resnet50 or vit_b_16 (see lathe-cli models), or \"torchscript\" for model.torchscript.",
@@ -306,7 +310,13 @@ const std::vector<Field> &fields()
                              "Take an optimizer step every this many batches, summing their gradients (a larger effective batch)."));
 
         t.push_back(stringField("loss.name", LATHE_MEMBER(loss.name), kLosses,
-                                "The training loss: cross entropy, or focal loss, which focuses on hard examples."));
+                                "The training loss: cross entropy, or focal loss, which focuses on hard examples; for multi-label datasets binary cross-entropy per label (bce, what cross_entropy means there) or the asymmetric loss."));
+        t.push_back(numberField("loss.asl_gamma_neg", LATHE_MEMBER(loss.aslGammaNeg), NumberRange().ge(0).le(20),
+                                "Asymmetric loss: focusing exponent of the negative labels (down-weights easy negatives)."));
+        t.push_back(numberField("loss.asl_gamma_pos", LATHE_MEMBER(loss.aslGammaPos), NumberRange().ge(0).le(20),
+                                "Asymmetric loss: focusing exponent of the positive labels."));
+        t.push_back(numberField("loss.asl_clip", LATHE_MEMBER(loss.aslClip), NumberRange().ge(0).lt(1),
+                                "Asymmetric loss: probability margin below which negatives are ignored."));
         t.push_back(numberField("loss.label_smoothing", LATHE_MEMBER(loss.labelSmoothing), NumberRange().ge(0).lt(1),
                                 "Share of the target probability spread evenly over all classes."));
         t.push_back(numberField("loss.focal_gamma", LATHE_MEMBER(loss.focalGamma), NumberRange().ge(0).le(10),

@@ -135,7 +135,7 @@ const std::vector<Rule> &rules()
          }},
         {"Metrics starting with val_ (plateau, early stopping, best checkpoint) need a validation split (data.val_split).",
          [](const RunConfig &c) {
-             if (!c.data.valSplit.empty())
+             if (!c.data.valSplit.empty() || c.data.folds > 0)
                  return;
              const auto need = [](const std::string &field, const std::string &metric) {
                  if (isValMetric(metric))
@@ -146,6 +146,26 @@ const std::vector<Rule> &rules()
              if (c.earlyStopping.enabled)
                  need("early_stopping.metric", c.earlyStopping.metric);
              need("checkpoints.best_metric", c.checkpoints.bestMetric);
+         }},
+        {"data.folds is 0 or at least 2, and data.fold lies between 1 and data.folds when folds are on.",
+         [](const RunConfig &c) {
+             if (c.data.folds == 1)
+                 fail("data.folds", "one fold leaves nothing to validate on: use 0 (off) or 2 and more");
+             if (c.data.folds >= 2 && (c.data.fold < 1 || c.data.fold > c.data.folds))
+                 fail("data.fold", "must lie between 1 and data.folds (" + std::to_string(c.data.folds) + "; got " +
+                                       std::to_string(c.data.fold) + ")");
+             if (c.data.folds == 0 && c.data.fold != 0)
+                 fail("data.fold", "needs data.folds (2 or more)");
+         }},
+        {"feature_cache fixed_views embeds whole splits once: it cannot be combined with folds or a balanced sampler.",
+         [](const RunConfig &c) {
+             if (c.featureCache.mode != "fixed_views")
+                 return; // auto turns itself off (trainer.cpp)
+             if (c.data.folds > 0)
+                 fail("feature_cache.mode", "cannot be combined with data.folds (use off)");
+             if (c.data.balance == "balanced_sampler" || c.data.balance == "sqrt_sampler")
+                 fail("feature_cache.mode", "cannot be combined with data.balance " + c.data.balance +
+                                                " (use class_weights, or feature_cache off)");
          }},
         {"feature_cache fixed_views needs a backbone frozen entirely (head_only, or up_to_stage freezing all stages but the head) and no gradual unfreezing.",
          [](const RunConfig &c) {

@@ -38,6 +38,18 @@ PipelineOptions pipelineOptions(const RunSetup &s, const std::string &split, boo
     PipelineOptions o;
     o.datasetDir = s.config.data.shards;
     o.split = split;
+    const DataConfig &data = s.config.data;
+    if (data.folds > 0) {
+        // Folds split the training split: train on the other folds, validate on this one.
+        o.split = data.trainSplit;
+        o.selection.folds = data.folds;
+        o.selection.fold = data.fold;
+        o.selection.heldOut = !train;
+    }
+    if (train && data.balance == "balanced_sampler")
+        o.selection.sampler = "inverse";
+    else if (train && data.balance == "sqrt_sampler")
+        o.selection.sampler = "sqrt";
     o.transform = train ? s.trainTransform : s.valTransform;
     o.batchSize = s.config.optimizer.batchSize;
     o.threads = s.workersPerRank;

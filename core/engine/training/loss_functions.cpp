@@ -1,8 +1,10 @@
 #include "engine/training/loss_functions.h"
+#include "engine/training/multilabel_loss.h"
 
 #include "engine/base/engine_error.h"
 
 #include <ATen/ops/cross_entropy_loss.h>
+#include <torch/nn/functional.h>
 #include <torch/types.h>
 
 #include <cmath>
@@ -118,6 +120,46 @@ torch::Tensor classWeightsFromCounts(const std::vector<std::int64_t> &counts)
         if (counts[i] > 0)
             weights[i] = float(double(present) / (double(counts[i]) * inverseSum));
     return torch::tensor(weights, torch::kFloat);
+}
+
+RunLoss::RunLoss(const RunConfig &config, bool multiLabel, const std::vector<std::int64_t> &counts, std::int64_t images,
+                 const torch::Device &device)
+    : m_config(config.loss)
+    , m_multiLabel(multiLabel)
+{
+    const std::string &name = m_config.name;
+    if (multiLabel && name == "focal")
+        throw EngineError("loss.name: focal loss is for single-label datasets; this dataset is multi-label "
+                          "(use bce or asymmetric)");
+    if (!multiLabel && (name == "bce" || name == "asymmetric"))
+        throw EngineError("loss.name: " + name + " is for multi-label datasets; this dataset is single-label "
+                          "(use cross_entropy or focal)");
+    if (config.data.balance == "class_weights")
+        m_weights = (multiLabel ? positiveWeightsFromCounts(counts, images) : classWeightsFromCounts(counts)).to(device);
+}
+
+torch::Tensor RunLoss::operator()(const torch::Tensor &logits, const torch::Tensor &targets) const
+{
+    if (!m_multiLabel)
+        return classificationLoss(m_config, logits, targets, m_weights);
+    MultiLabelLossOptions o;
+    o.name = m_config.name == "asymmetric" ? "asymmetric" : "bce";
+    o.labelSmoothing = m_config.labelSmoothing;
+    o.gammaNeg = m_config.aslGammaNeg;
+    o.gammaPos = m_config.aslGammaPos;
+    o.clip = m_config.aslClip;
+    // Class indices (synthetic batches of the finders): one label each.
+    const torch::Tensor t = targets.scalar_type() == torch::kLong
+                                ? torch::nn::functional::one_hot(targets, logits.size(-1)).to(torch::kFloat32)
+                                : targets;
+    return multiLabelLoss(o, logits, t, m_weights);
+}
+
+std::string RunLoss::describe() const
+{
+    if (!m_multiLabel)
+        return m_config.name == "focal" ? "focal loss" : "cross entropy";
+    return m_config.name == "asymmetric" ? "multi-label: asymmetric loss per label" : "multi-label: binary cross-entropy per label";
 }
 
 } // namespace lathe::engine

@@ -39,4 +39,28 @@ torch::Tensor classificationLoss(const LossConfig &config, const torch::Tensor &
 // no examples at all.
 torch::Tensor classWeightsFromCounts(const std::vector<std::int64_t> &counts);
 
+// The loss a run trains and validates with: classificationLoss for single-label datasets, and
+// multiLabelLoss (training/multilabel_loss.h) for multi-label ones, whose targets are the
+// batches' multi-hot rows. data.balance class_weights gives per-class weights (single-label)
+// or per-label positive weights (multi-label: negatives / positives of each label).
+// Throws EngineError ("loss.name: ...") for a loss that does not fit the task.
+class RunLoss
+{
+public:
+    // counts: the training split's examples per class (multi-label: images carrying each
+    // label); images: its records.
+    RunLoss(const RunConfig &config, bool multiLabel, const std::vector<std::int64_t> &counts, std::int64_t images,
+            const torch::Device &device);
+    // targets: int64 labels [N] or float [N, K] (soft or multi-hot).
+    torch::Tensor operator()(const torch::Tensor &logits, const torch::Tensor &targets) const;
+    bool multiLabel() const { return m_multiLabel; }
+    // The description for the run's log ("binary cross-entropy per label", ...).
+    std::string describe() const;
+
+private:
+    LossConfig m_config;
+    bool m_multiLabel = false;
+    torch::Tensor m_weights;
+};
+
 } // namespace lathe::engine

@@ -7,6 +7,7 @@
 #include "engine/run/run_events.h"
 #include "engine/run/run_folder.h"
 #include "engine/training/loss_functions.h"
+#include "engine/training/multilabel_metrics.h"
 #include "engine/training/optimizer_factory.h"
 
 #include <algorithm>
@@ -123,8 +124,7 @@ void RankTrainer::setUp()
     m_scaler = std::make_unique<GradScaler>(65536.0, 2.0, 0.5, 2000, c.precision == "fp16");
     if (c.ema.enabled)
         m_ema = std::make_unique<WeightEma>(*m_model, c.ema.decay);
-    if (c.data.balance == "class_weights")
-        m_classWeights = classWeightsFromCounts(m_s.trainCounts).to(m_device);
+    m_loss = std::make_unique<RunLoss>(c, m_s.multiLabel, m_s.trainCounts, m_s.trainImages, m_device);
     if (!m_s.control.recordLogDir.empty()) {
         const std::string path = m_s.control.recordLogDir + "/records-rank-" + std::to_string(m_rank) + ".txt";
         m_recordLog.open(path, std::ios::app);
@@ -299,7 +299,7 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
         compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
         logits = forward(x);
     }
-    const torch::Tensor loss = classificationLoss(m_config.loss, logits, targets, m_classWeights);
+    const torch::Tensor loss = (*m_loss)(logits, targets);
     const double lossValue = loss.item<double>();
     if (!std::isfinite(lossValue) && !pending.badLoss) {
         pending.badLoss = true;
@@ -318,7 +318,10 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
         const double n = double(labels.size(0));
         m_epochCounts.lossSum += lossValue * n;
         m_epochCounts.samples += n;
-        m_epochCounts.correct += logits.argmax(1).eq(labels).sum().item<double>();
+        // Multi-label: the top-scored label is one of the image's (the "top-1" of a label set).
+        m_epochCounts.correct += m_loss->multiLabel()
+                                     ? targets.gather(1, logits.argmax(1, true)).gt(0.5).sum().item<double>()
+                                     : logits.argmax(1).eq(labels).sum().item<double>();
         m_stepEvents.intervalImages += labels.size(0);
     }
     pending.lossSum += lossValue;
@@ -537,6 +540,8 @@ json RankTrainer::epochMetrics(const EpochClock &clock)
     m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
     json valSums = validate();
     json metrics = reduceEpoch(m_epochCounts, valSums);
+    if (m_multiLabelVal.is_object() && metrics.contains("val_loss"))
+        metrics.update(m_multiLabelVal);
     metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step + m_scheduleOffset - 1));
     metrics[event_key::kSeconds] = m_epochSeconds;
     if (m_cached)
@@ -585,6 +590,7 @@ json RankTrainer::validate()
 {
     const int k = m_s.numClasses;
     std::vector<double> sums(std::size_t(4 + 2 * k), 0.0); // loss, n, top1, top5, per-class correct, totals
+    std::vector<torch::Tensor> scores, targets; // multi-label: every batch's, for the metrics below
     if (m_val) {
         torch::NoGradGuard noGrad;
         if (m_ema)
@@ -603,12 +609,19 @@ json RankTrainer::validate()
             const double n = double(y.size(0));
             if (n == 0)
                 continue;
-            sums[0] += classificationLoss(m_config.loss, logits, y).item<double>() * n;
+            const bool multi = m_loss->multiLabel();
+            const torch::Tensor t = multi ? b->softTargets.to(m_device) : y;
+            sums[0] += (*m_loss)(logits, t).item<double>() * n;
             sums[1] += n;
             const torch::Tensor top = std::get<1>(logits.topk(std::min<std::int64_t>(5, k), 1));
-            const torch::Tensor hit1 = top.select(1, 0).eq(y);
+            const torch::Tensor hit1 = multi ? t.gather(1, top.narrow(1, 0, 1)).squeeze(1).gt(0.5) : top.select(1, 0).eq(y);
             sums[2] += hit1.sum().item<double>();
-            sums[3] += top.eq(y.unsqueeze(1)).any(1).sum().item<double>();
+            sums[3] += multi ? t.gather(1, top).gt(0.5).any(1).sum().item<double>()
+                             : top.eq(y.unsqueeze(1)).any(1).sum().item<double>();
+            if (multi) {
+                scores.push_back(torch::sigmoid(logits).to(torch::kCPU));
+                targets.push_back(t.to(torch::kCPU));
+            }
             const torch::Tensor yc = y.to(torch::kCPU);
             const torch::Tensor hc = hit1.to(torch::kCPU, torch::kFloat64);
             const torch::Tensor correct = torch::zeros({k}, torch::kFloat64).index_add_(0, yc, hc);
@@ -621,10 +634,55 @@ json RankTrainer::validate()
         if (m_ema)
             m_ema->swap(*m_model);
     }
+    if (m_loss->multiLabel() && m_val)
+        m_multiLabelVal = scores.empty() ? json() : multiLabelMetrics(torch::cat(scores), torch::cat(targets));
     json out = json::array();
     for (double v : sums)
         out.push_back(v);
     return out;
+}
+
+json RankTrainer::multiLabelMetrics(const torch::Tensor &localScores, const torch::Tensor &localTargets)
+{
+    torch::Tensor s = localScores.to(torch::kFloat32).contiguous();
+    torch::Tensor t = localTargets.to(torch::kFloat32).contiguous();
+    if (m_group) {
+        // Every rank validates as many records (ShardDataset deals floor(n / world) each): each
+        // puts its rows in its own block of a zero tensor, and the sum is every rank's rows.
+        const std::int64_t rows = s.size(0);
+        torch::Tensor all = torch::zeros({2, std::int64_t(m_s.worldSize) * rows, s.size(1)}, torch::kFloat32);
+        all.select(0, 0).narrow(0, std::int64_t(m_rank) * rows, rows).copy_(s);
+        all.select(0, 1).narrow(0, std::int64_t(m_rank) * rows, rows).copy_(t);
+        m_group->allReduceSum(all);
+        s = all.select(0, 0).contiguous();
+        t = all.select(0, 1).contiguous();
+    }
+    const std::int64_t n = s.size(0), k = s.size(1);
+    const std::size_t rowCount = std::size_t(n), labelCount = std::size_t(k);
+    MultiLabelScores scoreRows(rowCount, std::vector<float>(labelCount));
+    MultiLabelTargets targetRows(rowCount, std::vector<std::uint8_t>(labelCount));
+    const float *sp = s.data_ptr<float>();
+    const float *tp = t.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < k; ++j) {
+            scoreRows[std::size_t(i)][std::size_t(j)] = sp[i * k + j];
+            targetRows[std::size_t(i)][std::size_t(j)] = tp[i * k + j] >= 0.5f ? 1 : 0;
+        }
+    const MeanAveragePrecision map = meanAveragePrecision(scoreRows, targetRows);
+    const TunedThresholds tuned = tuneThresholds(scoreRows, targetRows);
+    const MultiLabelPrf prf = precisionRecallF1(scoreRows, targetRows, tuned.thresholds);
+    const auto finiteOrNull = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    json perLabelAp = json::array(), recall = json::array();
+    for (std::size_t j = 0; j < std::size_t(k); ++j) {
+        perLabelAp.push_back(finiteOrNull(map.perLabel[j]));
+        recall.push_back(prf.support[j] > 0 ? json(prf.recall[j]) : json(nullptr));
+    }
+    return {{"val_map", finiteOrNull(map.macro)},
+            {"val_map_micro", finiteOrNull(map.micro)},
+            {"val_f1", prf.micro.f1},
+            {"thresholds", tuned.thresholds},
+            {"per_label_ap", perLabelAp},
+            {"per_class_accuracy", recall}};
 }
 
 json RankTrainer::reduceEpoch(const EpochCounts &train, json &valSums)

@@ -10,6 +10,7 @@
 #include "engine/training/early_stopping.h"
 #include "engine/training/feature_cache.h"
 #include "engine/training/grad_scaler.h"
+#include "engine/training/loss_functions.h"
 #include "engine/training/lr_schedule.h"
 #include "engine/training/run_setup.h"
 #include "engine/training/train_util.h"
@@ -115,6 +116,10 @@ private:
     void allReduceGradients(torch::Tensor &flags);
     void syncBatchNorm();
     nlohmann::json validate();
+    // Multi-label validation's metrics from every rank's sigmoid scores and targets: val_map,
+    // val_map_micro, val_f1 (micro, at the thresholds), thresholds (per label, F1-tuned),
+    // per_label_ap, per_class_accuracy (per-label recall at the thresholds).
+    nlohmann::json multiLabelMetrics(const torch::Tensor &scores, const torch::Tensor &targets);
     nlohmann::json reduceEpoch(const EpochCounts &train, nlohmann::json &valSums);
     void writeCheckpoint(const std::string &reason, const nlohmann::json &metrics);
 
@@ -136,7 +141,7 @@ private:
     std::unique_ptr<LrSchedule> m_schedule;
     std::unique_ptr<GradScaler> m_scaler;
     std::unique_ptr<WeightEma> m_ema;
-    torch::Tensor m_classWeights;
+    std::unique_ptr<RunLoss> m_loss;
     std::unique_ptr<BatchSource> m_train;
     std::unique_ptr<BatchSource> m_val;
 
@@ -152,6 +157,7 @@ private:
     EpochCounts m_epochCounts; // of the current epoch so far
     double m_epochSeconds = 0;
     nlohmann::json m_lastMetrics = nlohmann::json::object();
+    nlohmann::json m_multiLabelVal; // the last validation's multiLabelMetrics (multi-label runs)
     EarlyStopping m_earlyStopping;
     bool m_cancelled = false; // the run stopped by a cancel or stopAfterStep
     StepEventClock m_stepEvents;

@@ -59,7 +59,9 @@ struct RunSetup
     std::shared_ptr<RankRendezvous> rendezvous;
     std::shared_ptr<const FeatureCache> cache;
     std::optional<CheckpointData> resumeFrom;
-    std::vector<std::int64_t> trainCounts;
+    std::vector<std::int64_t> trainCounts; // per class (multi-label: images carrying each label)
+    std::int64_t trainImages = 0;          // records of the training split
+    bool multiLabel = false;               // dataset.json task "multi_label"
 
     std::mutex eventMutex;
     std::mutex errorMutex;

@@ -76,7 +76,10 @@ json runTraining(RunSetup &s)
 
     // The feature cache: a frozen embedding, and the same embedding for an image every epoch.
     const FeatureCacheConfig &fc = c.featureCache;
-    if (fc.mode != "off") {
+    const bool selectsRecords = c.data.folds > 0 || c.data.balance == "balanced_sampler" || c.data.balance == "sqrt_sampler";
+    if (fc.mode == "auto" && selectsRecords) {
+        s.log("feature cache: off (it embeds whole splits; folds and balanced samplers select records)");
+    } else if (fc.mode != "off") {
         models::Classifier &m = *s.replicas.front();
         applyFreezing(m, s.info, s.spec.freeze, 0);
         const bool neverUnfreezes = s.spec.freeze.unfreezeEveryEpochs == 0;
@@ -183,7 +186,13 @@ void prepare(RunSetup &s)
     if (trainRecords == 0)
         throw EngineError("data.train_split: split \"" + c.data.trainSplit + "\" of " + c.data.shards +
                           " has no records");
-    if (!c.data.valSplit.empty()) {
+    for (const ShardInfo &shard : s.manifest.shards)
+        if (shard.split == c.data.trainSplit)
+            s.trainImages += std::int64_t(shard.records);
+    s.multiLabel = s.manifest.task == kTaskMultiLabel;
+    if (c.data.folds > 0) {
+        s.hasVal = true; // the held-out fold of the training split
+    } else if (!c.data.valSplit.empty()) {
         auto it = s.manifest.counts.find(c.data.valSplit);
         std::uint64_t n = 0;
         if (it != s.manifest.counts.end())

@@ -43,8 +43,7 @@ TrainingRig::TrainingRig(const RunConfig &config)
     autocast = c.precision == "bf16" || c.precision == "fp16";
     autocastType = c.precision == "fp16" ? at::kHalf : at::kBFloat16;
     scaler = std::make_unique<GradScaler>(65536.0, 2.0, 0.5, 2000, c.precision == "fp16");
-    if (c.data.balance == "class_weights")
-        classWeights = classWeightsFromCounts(setup.trainCounts).to(device);
+    loss = std::make_unique<RunLoss>(c, setup.multiLabel, setup.trainCounts, setup.trainImages, device);
 }
 
 std::int64_t TrainingRig::trainRecords() const
@@ -113,11 +112,11 @@ double TrainingRig::forwardBackward(const torch::Tensor &images, const torch::Te
         compat::AutocastScope scope(autocast, device.type(), autocastType);
         logits = model->forward(x);
     }
-    const torch::Tensor loss = classificationLoss(config().loss, logits, y, classWeights);
-    const double value = loss.item<double>();
+    const torch::Tensor lossTensor = (*loss)(logits, y);
+    const double value = lossTensor.item<double>();
     if (!std::isfinite(value))
         return value;
-    torch::Tensor scaled = accumulate > 1 ? loss / double(accumulate) : loss;
+    torch::Tensor scaled = accumulate > 1 ? lossTensor / double(accumulate) : lossTensor;
     if (scaler->enabled())
         scaled = scaler->scale(scaled);
     scaled.backward();

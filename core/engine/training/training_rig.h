@@ -12,6 +12,7 @@
 #include "engine/models/networks/classifier.h"
 #include "engine/run/run_config.h"
 #include "engine/training/grad_scaler.h"
+#include "engine/training/loss_functions.h"
 #include "engine/training/run_setup.h"
 
 #include <torch/torch.h>
@@ -63,7 +64,7 @@ struct TrainingRig
     std::vector<ParameterGroup> groups;
     std::unique_ptr<torch::optim::Optimizer> optimizer;
     std::unique_ptr<GradScaler> scaler;
-    torch::Tensor classWeights;
+    std::unique_ptr<RunLoss> loss;
     bool autocast = false;
     at::ScalarType autocastType = at::kBFloat16;
 };

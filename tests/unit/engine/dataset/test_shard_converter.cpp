@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -355,4 +356,169 @@ TEST(ShardDataset, EpochOrdersShuffleAcrossShardsAndSplitRanksWithoutOverlap)
         const auto original = bytesOf(fs::path(demo.outDir) / e.filename);
         EXPECT_EQ(std::vector<std::uint8_t>(e.encoded.begin(), e.encoded.end()), original);
     }
+}
+
+namespace {
+
+// Demo images with unequal classes: class i keeps 2 + 4 * i of its images (2 to 38).
+fs::path convertImbalanced(const TempDir &dir)
+{
+    engine::DemoDataOptions demo;
+    demo.outDir = dir.file("fm");
+    demo.perClass = 38;
+    demo.testPerClass = 0;
+    engine::writeDemoData(demo);
+    std::vector<fs::path> classes;
+    for (const fs::directory_entry &e : fs::directory_iterator(fs::path(demo.outDir) / "train"))
+        if (e.is_directory())
+            classes.push_back(e.path());
+    std::sort(classes.begin(), classes.end());
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+        std::vector<fs::path> files;
+        for (const fs::directory_entry &e : fs::directory_iterator(classes[c]))
+            files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (std::size_t i = 2 + 4 * c; i < files.size(); ++i)
+            fs::remove(files[i]);
+    }
+    const fs::path out = dir.path() / "out";
+    engine::ConvertOptions options = optionsFor(demo.outDir, out);
+    options.shardRecords = 16;
+    engine::convertFolder(options);
+    return out;
+}
+
+using RecordKey = std::pair<std::uint32_t, std::uint64_t>;
+RecordKey keyOf(const engine::RecordRef &r)
+{
+    return {r.shard, r.entry.offset};
+}
+
+} // namespace
+
+TEST(ShardDataset, FoldsPartitionTheSplitByTheImagesHashAndSurviveTheCache)
+{
+    TempDir dir;
+    const fs::path out = convertImbalanced(dir);
+    engine::ShardDataset data(out.string());
+    const std::uint64_t n = data.size("train");
+    ASSERT_EQ(n, 200u);
+
+    std::set<RecordKey> heldOutUnion;
+    std::uint64_t heldOutTotal = 0;
+    for (int k = 1; k <= 5; ++k) {
+        engine::RecordSelection held{5, k, true};
+        engine::RecordSelection rest{5, k, false};
+        const auto val = data.epochOrder("train", 0, 0, 0, 1, false, held);
+        const auto train = data.epochOrder("train", 3, 2, 0, 1, true, rest);
+        EXPECT_EQ(val.size(), data.size("train", held));
+        EXPECT_EQ(train.size(), data.size("train", rest));
+        EXPECT_EQ(val.size() + train.size(), n);
+        EXPECT_GT(val.size(), 20u); // about a fifth each
+        EXPECT_LT(val.size(), 60u);
+        std::set<RecordKey> valKeys;
+        for (const auto &r : val)
+            valKeys.insert(keyOf(r));
+        for (const auto &r : train)
+            EXPECT_EQ(valKeys.count(keyOf(r)), 0u) << "a held-out record is trained on";
+        heldOutTotal += val.size();
+        heldOutUnion.insert(valKeys.begin(), valKeys.end());
+    }
+    EXPECT_EQ(heldOutTotal, n); // every record in exactly one fold
+    EXPECT_EQ(heldOutUnion.size(), n);
+
+    // The fold is the image's: its SHA-256 key, whatever the shard layout.
+    const auto &meta = data.recordMeta();
+    for (const auto &r : data.epochOrder("train", 0, 0, 0, 1, false, {5, 2, true})) {
+        const engine::ImageExample e = data.read(r);
+        std::uint64_t key = std::stoull(e.sha256.substr(0, 16), nullptr, 16);
+        EXPECT_EQ(int(key % 5) + 1, 2) << e.filename;
+        EXPECT_EQ(meta[r.shard].size(), data.manifest().shards[r.shard].records);
+    }
+
+    // The table was kept beside the shards; a new reader uses it and draws the same folds.
+    ASSERT_TRUE(fs::exists(out / "records.tsv"));
+    engine::ShardDataset again(out.string());
+    EXPECT_EQ(again.recordMeta().size(), meta.size());
+    const auto a = data.epochOrder("train", 0, 0, 0, 1, false, {5, 4, true});
+    const auto b = again.epochOrder("train", 0, 0, 0, 1, false, {5, 4, true});
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), [](const auto &x, const auto &y) { return keyOf(x) == keyOf(y); }));
+    // A damaged cache is ignored and made again, never trusted.
+    test::writeRaw((out / "records.tsv").string(), {'x', '\n'});
+    engine::ShardDataset damaged(out.string());
+    EXPECT_EQ(damaged.size("train", {5, 4, true}), a.size());
+
+    EXPECT_THROW(data.epochOrder("train", 0, 0, 0, 1, false, {5, 6, true}), engine::EngineError);
+    EXPECT_THROW(data.epochOrder("train", 0, 0, 0, 1, false, {1, 1, true}), engine::EngineError);
+}
+
+TEST(ShardDataset, BalancedSamplersEvenOutClassesAndRepeatExactlyForAResume)
+{
+    TempDir dir;
+    engine::ShardDataset data(convertImbalanced(dir).string());
+    // Label of each record by (shard, offset).
+    std::map<RecordKey, std::int64_t> labels;
+    for (const auto &r : data.epochOrder("train", 0, 0, 0, 1, false))
+        labels[keyOf(r)] = data.read(r).label;
+
+    const auto frequencies = [&](const std::string &sampler) {
+        std::vector<double> f(10, 0.0);
+        std::uint64_t draws = 0;
+        engine::RecordSelection s;
+        s.sampler = sampler;
+        for (std::uint64_t epoch = 0; epoch < 40; ++epoch) {
+            const auto order = data.epochOrder("train", 11, epoch, 0, 1, true, s);
+            EXPECT_EQ(order.size(), 200u); // an epoch keeps the split's length
+            for (const auto &r : order)
+                f[std::size_t(labels.at(keyOf(r)))] += 1;
+            draws += order.size();
+        }
+        for (double &x : f)
+            x /= double(draws);
+        return f;
+    };
+    // Class i holds (2 + 4i) / 200 of the records: 1% to 19%.
+    const std::vector<double> balanced = frequencies("inverse");
+    for (std::size_t c = 0; c < 10; ++c)
+        EXPECT_NEAR(balanced[c], 0.1, 0.02) << "class " << c;
+    // sqrt: proportional to sqrt(n_i), between the data's frequencies and uniform.
+    const std::vector<double> sqrtFreq = frequencies("sqrt");
+    double norm = 0;
+    for (int c = 0; c < 10; ++c)
+        norm += std::sqrt(2.0 + 4.0 * c);
+    for (int c = 0; c < 10; ++c)
+        EXPECT_NEAR(sqrtFreq[std::size_t(c)], std::sqrt(2.0 + 4.0 * c) / norm, 0.02) << "class " << c;
+
+    // The same (seed, epoch) draws the same epoch: what a resumed run and every rank rely on.
+    engine::RecordSelection s;
+    s.sampler = "inverse";
+    const auto first = data.epochOrder("train", 11, 7, 0, 1, true, s);
+    engine::ShardDataset reopened((dir.path() / "out").string());
+    const auto resumed = reopened.epochOrder("train", 11, 7, 0, 1, true, s);
+    ASSERT_EQ(first.size(), resumed.size());
+    EXPECT_TRUE(std::equal(first.begin(), first.end(), resumed.begin(),
+                           [](const auto &x, const auto &y) { return keyOf(x) == keyOf(y); }));
+    // Two ranks take alternate draws of that one epoch.
+    const auto r0 = data.epochOrder("train", 11, 7, 0, 2, true, s);
+    const auto r1 = data.epochOrder("train", 11, 7, 1, 2, true, s);
+    ASSERT_EQ(r0.size(), 100u);
+    for (std::size_t i = 0; i < r0.size(); ++i) {
+        EXPECT_EQ(keyOf(r0[i]), keyOf(first[2 * i]));
+        EXPECT_EQ(keyOf(r1[i]), keyOf(first[2 * i + 1]));
+    }
+    // Folds and the sampler combine: only the training folds are drawn.
+    s.folds = 4;
+    s.fold = 2;
+    std::set<RecordKey> heldOut;
+    for (const auto &r : data.epochOrder("train", 0, 0, 0, 1, false, {4, 2, true}))
+        heldOut.insert(keyOf(r));
+    for (const auto &r : data.epochOrder("train", 11, 0, 0, 1, true, s))
+        EXPECT_EQ(heldOut.count(keyOf(r)), 0u);
+
+    s = {};
+    s.sampler = "inverse";
+    EXPECT_THROW(data.epochOrder("train", 0, 0, 0, 1, false, s), engine::EngineError); // needs shuffle
+    s.sampler = "cubic";
+    EXPECT_THROW(data.epochOrder("train", 0, 0, 0, 1, true, s), engine::EngineError);
 }

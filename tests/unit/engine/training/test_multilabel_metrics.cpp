@@ -1,5 +1,5 @@
 #include "engine/base/engine_error.h"
-#include "engine/inference/multilabel_metrics.h"
+#include "engine/training/multilabel_metrics.h"
 #include "python_peer.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "engine/inference/multilabel_metrics.h"
+#include "engine/training/multilabel_metrics.h"
 
 #include "engine/base/engine_error.h"
 
