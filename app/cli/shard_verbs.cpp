@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iomanip>
 #include <memory>
 #include <sstream>
 
@@ -41,8 +42,32 @@ nlohmann::json manifestJson(const std::string &outDir, const engine::DatasetMani
     nlohmann::json rejected = nlohmann::json::array();
     for (const engine::RejectedFile &r : m.rejected)
         rejected.push_back({{"path", r.path}, {"status", r.status}, {"reason", r.reason}});
-    return {{"out_dir", outDir}, {"classes", m.classes},  {"counts", m.counts},   {"records", m.records},
-            {"bytes", bytes},    {"reencoded", m.reencoded}, {"shards", shards}, {"rejected", rejected}};
+    return {{"out_dir", outDir}, {"task", m.task},           {"classes", m.classes}, {"counts", m.counts},
+            {"records", m.records}, {"bytes", bytes},        {"reencoded", m.reencoded}, {"shards", shards},
+            {"rejected", rejected}};
+}
+
+// A multi-label dataset's records per label and split: unlike a single-label dataset's classes,
+// its labels' counts do not add up to the records, so they are worth showing.
+std::string multiLabelCounts(const nlohmann::json &doc)
+{
+    std::ostringstream out;
+    out << "Multi-label: records per label (a record counts once for each of its labels)\n  " << std::left
+        << std::setw(28) << "label" << std::right;
+    for (const char *split : {"train", "val", "test"})
+        out << std::setw(8) << split;
+    out << '\n';
+    const nlohmann::json &counts = doc["counts"];
+    for (const auto &label : doc["classes"]) {
+        const std::string name = label.get<std::string>();
+        out << "  " << std::left << std::setw(28) << name << std::right;
+        for (const char *split : {"train", "val", "test"})
+            out << std::setw(8)
+                << (counts.contains(split) && counts[split].contains(name) ? counts[split][name].get<std::uint64_t>()
+                                                                           : 0);
+        out << '\n';
+    }
+    return out.str();
 }
 
 std::string manifestText(const nlohmann::json &doc)
@@ -53,6 +78,8 @@ std::string manifestText(const nlohmann::json &doc)
     for (const auto &s : doc["shards"])
         out << "  " << s["file"].get<std::string>() << "  " << s["records"].get<std::uint64_t>() << " records, "
             << s["bytes"].get<std::uint64_t>() << " bytes\n";
+    if (doc["task"] == engine::kTaskMultiLabel)
+        out << multiLabelCounts(doc);
     if (!doc["rejected"].empty()) {
         out << "Left out:\n";
         for (const auto &r : doc["rejected"])
@@ -89,10 +116,13 @@ void addShardVerbs(CLI::App &app, CliContext &context)
     verify->callback([&context, dir] {
         context.action = [&context, dir] {
             const engine::VerifyReport r = engine::verifyDataset(*dir);
-            const nlohmann::json doc = {{"dataset", *dir},         {"ok", r.ok()},         {"shards", r.shards},
-                                        {"records", r.records},    {"bytes", r.bytes},     {"problems", r.problems}};
+            const std::string task = engine::readDatasetManifest(*dir).task; // verify has read it already
+            const nlohmann::json doc = {{"dataset", *dir},      {"task", task},      {"ok", r.ok()},
+                                        {"shards", r.shards},   {"records", r.records}, {"bytes", r.bytes},
+                                        {"problems", r.problems}};
             std::ostringstream text;
-            text << *dir << ": " << r.shards << " shards, " << r.records << " records, " << r.bytes << " bytes: "
+            text << *dir << ": " << (task == engine::kTaskMultiLabel ? "multi-label, " : "") << r.shards << " shards, "
+                 << r.records << " records, " << r.bytes << " bytes: "
                  << (r.ok() ? "OK" : std::to_string(r.problems.size()) + " problem(s)") << '\n';
             for (const std::string &p : r.problems)
                 text << "  " << p << '\n';
