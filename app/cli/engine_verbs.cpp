@@ -7,6 +7,7 @@
 #include "eval_verbs.h"
 #include "export_verbs.h"
 #include "finder_verbs.h"
+#include "label_issues_verbs.h"
 #include "tune_verbs.h"
 #include "model_verbs.h"
 #include "scan_verbs.h"
@@ -107,6 +108,7 @@ void addEngineVerbs(CLI::App &app, CliContext &context)
     addFinderVerbs(app, context);
     addTuneVerbs(app, context);
     addEvalVerbs(app, context);
+    addLabelIssuesVerbs(app, context);
     addServeVerbs(app, context);
 }
 
