@@ -164,6 +164,23 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::ui::LabelIssuesPanel</name>
+    <message numerus="yes">
+        <source>%n suspected label error(s) among %1 images of %2.</source>
+        <translation>
+            <numerusform>%n suspected label error among %1 images of %2.</numerusform>
+            <numerusform>%n suspected label errors among %1 images of %2.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n suspected label error(s) among those images cannot be listed.</source>
+        <translation>
+            <numerusform>%n suspected label error among those images cannot be listed.</numerusform>
+            <numerusform>%n suspected label errors among those images cannot be listed.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::MainWindow</name>
     <message numerus="yes">
         <source>%n job(s) running</source>
@@ -341,6 +358,16 @@ Predicted: %2
         <translation>
             <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batch; the last, partial batch is dropped).</numerusform>
             <numerusform>Batch size %1 leaves %2 of the %3 images of split &quot;%4&quot; out of every epoch: an epoch uses %5 images (%n full batches; the last, partial batch is dropped).</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::LabelIssuesJob</name>
+    <message numerus="yes">
+        <source>%n suspected label error(s)</source>
+        <translation>
+            <numerusform>%n suspected label error</numerusform>
+            <numerusform>%n suspected label errors</numerusform>
         </translation>
     </message>
 </context>

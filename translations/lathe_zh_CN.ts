@@ -1631,6 +1631,14 @@ Predicted: %2
         <source>The dataset %1 is not converted yet. Training reads record shards, not the image folder: Convert to Shards writes its usable images, with your exclusions and relabels, as TFRecord shards. Open Converted Dataset… shows shards written before.</source>
         <translation>数据集 %1 尚未转换。训练读取的是记录分片，而不是图像文件夹：“转换为分片”会把其中可用的图像（连同你的排除和重新标注）写成 TFRecord 分片。“打开已转换的数据集…”可显示之前写出的分片。</translation>
     </message>
+    <message>
+        <source>Suspected Label Errors</source>
+        <translation>疑似标注错误</translation>
+    </message>
+    <message>
+        <source>Suspected Label Errors (%L1)</source>
+        <translation>疑似标注错误（%L1）</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::DevicePicker</name>
@@ -2743,6 +2751,188 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Clear Finished</source>
         <translation>清除已结束</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::LabelIssuesModel</name>
+    <message>
+        <source>Relabelled to %1</source>
+        <translation>已重新标注为 %1</translation>
+    </message>
+    <message>
+        <source>Excluded</source>
+        <translation>已排除</translation>
+    </message>
+    <message>
+        <source>Label quality: the lower, the more likely the given label is wrong</source>
+        <translation>标注质量：越低，给定标注越可能有误</translation>
+    </message>
+    <message>
+        <source>%1
+Held out by fold %2; double-click to open it in the viewer</source>
+        <translation>%1
+由第 %2 折留出；双击可在查看器中打开</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Given label</source>
+        <translation>给定标注</translation>
+    </message>
+    <message>
+        <source>Suggested label</source>
+        <translation>建议标注</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>处理</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::LabelIssuesPanel</name>
+    <message>
+        <source>Find Label Errors</source>
+        <translation>查找标注错误</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Relabel to Suggested</source>
+        <translation>重新标注为建议类别</translation>
+    </message>
+    <message>
+        <source>Exclude</source>
+        <translation>排除</translation>
+    </message>
+    <message>
+        <source>A folds run of the project&apos;s runs folder (one with a folds.json)</source>
+        <translation>项目运行文件夹中的交叉验证运行（含 folds.json 的文件夹）</translation>
+    </message>
+    <message>
+        <source>Self-confidence</source>
+        <translation>自信度</translation>
+    </message>
+    <message>
+        <source>The predicted probability of the given label: low when the models doubt it</source>
+        <translation>给定标注的预测概率：模型怀疑它时较低</translation>
+    </message>
+    <message>
+        <source>Normalized margin</source>
+        <translation>归一化间隔</translation>
+    </message>
+    <message>
+        <source>The given label&apos;s probability minus the most probable other class&apos;s: low when another class is clearly preferred</source>
+        <translation>给定标注的概率减去其他类别中的最大概率：明显偏向另一类别时较低</translation>
+    </message>
+    <message>
+        <source>Rank the images whose given label the out-of-fold predictions disagree with (confident learning)</source>
+        <translation>按折外预测与给定标注的分歧对图像排序（置信学习）</translation>
+    </message>
+    <message>
+        <source>Folds run:</source>
+        <translation>交叉验证运行：</translation>
+    </message>
+    <message>
+        <source>Rank by:</source>
+        <translation>排序依据：</translation>
+    </message>
+    <message>
+        <source>Each image of a folds run was predicted by a model that never trained on it. Where those predictions confidently disagree with the given label, the label is probably wrong: the most suspicious come first. Nothing changes until you relabel or exclude an image, and then only in the catalog.</source>
+        <translation>交叉验证运行中的每张图像都由未在其上训练过的模型预测。若这些预测明确地与给定标注不符，该标注很可能有误：最可疑的排在最前。在您重新标注或排除图像之前不会有任何改动，改动也只写入目录。</translation>
+    </message>
+    <message>
+        <source>Give each selected image the class the predictions suggest. The files stay where they are.</source>
+        <translation>将每张选中的图像重新标注为预测建议的类别。文件保持原位。</translation>
+    </message>
+    <message>
+        <source>%1
+written %2</source>
+        <translation>%1
+写入于 %2</translation>
+    </message>
+    <message>
+        <source>there is no dataset.</source>
+        <translation>没有数据集。</translation>
+    </message>
+    <message>
+        <source>there is no folds run.</source>
+        <translation>没有交叉验证运行。</translation>
+    </message>
+    <message>
+        <source>jobs cannot run here.</source>
+        <translation>此处无法运行任务。</translation>
+    </message>
+    <message>
+        <source>Cannot look for label errors: %1</source>
+        <translation>无法查找标注错误：%1</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n suspected label error(s) among %1 images of %2.</source>
+        <translation>
+            <numerusform>%2 的 %1 张图像中有 %n 个疑似标注错误。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of the run&apos;s images are no longer in this dataset, or changed since.</source>
+        <translation>该运行中有 %1 张图像已不在此数据集中，或之后已改动。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n suspected label error(s) among those images cannot be listed.</source>
+        <translation>
+            <numerusform>这些图像中的 %n 个疑似标注错误无法列出。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The predictions agree with every given label.</source>
+        <translation>预测与所有给定标注一致。</translation>
+    </message>
+    <message>
+        <source>Cancelled; the list is as it was.</source>
+        <translation>已取消；列表保持原样。</translation>
+    </message>
+    <message>
+        <source>SHARD_DIR</source>
+        <translation>分片目录</translation>
+    </message>
+    <message>
+        <source>RUNS_DIR/folds</source>
+        <translation>运行目录/folds</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;No folds run in the project&apos;s runs folder yet.&lt;/p&gt;&lt;p&gt;Suspected label errors come from out-of-fold predictions: k-fold cross-validation trains k models, each predicting the images it did not train on. Make a folds run from a terminal, then come back to this tab:&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</source>
+        <translation>&lt;p&gt;项目的运行文件夹中还没有交叉验证运行。&lt;/p&gt;&lt;p&gt;疑似标注错误来自折外预测：k 折交叉验证训练 k 个模型，每个模型预测它未训练过的图像。请在终端中创建一个交叉验证运行，然后回到此标签页：&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</translation>
+    </message>
+    <message>
+        <source>Include</source>
+        <translation>纳入</translation>
+    </message>
+    <message>
+        <source>Take the selected images back into training.</source>
+        <translation>将选中的图像重新纳入训练。</translation>
+    </message>
+    <message>
+        <source>Leave the selected images out of training. The files are not touched.</source>
+        <translation>将选中的图像排除在训练之外。文件不会被改动。</translation>
     </message>
 </context>
 <context>
@@ -5777,6 +5967,47 @@ Index: %2</source>
     <message>
         <source>unexpected error</source>
         <translation>意外错误</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::LabelIssuesJob</name>
+    <message>
+        <source>Find label errors in %1</source>
+        <translation>在 %1 中查找标注错误</translation>
+    </message>
+    <message>
+        <source>No folds run was given</source>
+        <translation>未指定交叉验证运行</translation>
+    </message>
+    <message>
+        <source>Reading the out-of-fold predictions</source>
+        <translation>正在读取折外预测</translation>
+    </message>
+    <message>
+        <source>The folds run %1 is %2: only single-label runs (one class per image) are checked for label errors here.</source>
+        <translation>交叉验证运行 %1 为 %2：此处只检查单标签运行（每张图像一个类别）的标注错误。</translation>
+    </message>
+    <message>
+        <source>The folds run %1 gives %2 labels to %3; a single-label run gives one.</source>
+        <translation>交叉验证运行 %1 为 %3 给出了 %2 个标注；单标签运行只给出一个。</translation>
+    </message>
+    <message>
+        <source>Reading the catalog</source>
+        <translation>正在读取目录</translation>
+    </message>
+    <message>
+        <source>None of the %1 images of the folds run %2 is in this dataset: it was trained on another dataset, or on files that have changed since.</source>
+        <translation>交叉验证运行 %2 的 %1 张图像都不在此数据集中：它是在另一个数据集上训练的，或其文件之后已改动。</translation>
+    </message>
+    <message>
+        <source>Finding label errors</source>
+        <translation>正在查找标注错误</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n suspected label error(s)</source>
+        <translation>
+            <numerusform>%n 个疑似标注错误</numerusform>
+        </translation>
     </message>
 </context>
 <context>

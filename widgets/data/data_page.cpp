@@ -10,6 +10,7 @@
 #include "data/image_filter_model.h"
 #include "data/image_list_model.h"
 #include "data/image_viewer.h"
+#include "data/label_issues_panel.h"
 #include "data/near_duplicate_group_model.h"
 #include "data/rejected_files_model.h"
 #include "data/shard_counts_model.h"
@@ -231,6 +232,16 @@ QWidget *DataPage::buildInspector()
     m_tabs->addTab(buildRejectedTab(), tr("Rejected Files"));
     m_tabs->addTab(buildNearDuplicatesTab(), tr("Near Duplicates"));
     m_tabs->addTab(buildShardsTab(), tr("Shards"));
+    m_labelIssues = new LabelIssuesPanel(m_jobs, m_thumbnails, m_tabs);
+    connect(m_labelIssues, &LabelIssuesPanel::imageChanged, this, &DataPage::imageChanged);
+    connect(m_labelIssues, &LabelIssuesPanel::openImageRequested, this, &DataPage::openViewer);
+    connect(m_labelIssues, &LabelIssuesPanel::findEnded, this, [this] {
+        const int count = int(m_labelIssues->result().issues.size());
+        m_tabs->setTabText(LabelIssuesTab, m_labelIssues->result().foldsDir.isEmpty()
+                                               ? tr("Suspected Label Errors")
+                                               : tr("Suspected Label Errors (%L1)").arg(count));
+    });
+    m_tabs->addTab(m_labelIssues, tr("Suspected Label Errors"));
 
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -412,6 +423,8 @@ void DataPage::setProject(workspace::Project *project)
     if (m_convertDialog)
         m_convertDialog->close();
     m_viewer->hide();
+    m_labelIssues->setProject(m_databasePath, project ? project->runsDir() : QString());
+    m_tabs->setTabText(LabelIssuesTab, tr("Suspected Label Errors"));
     m_status->clear();
     m_thumbnails->setCacheDir(project ? QDir(project->folder()).filePath(QStringLiteral("cache/thumbnails")) : QString());
 
@@ -481,6 +494,9 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
     for (const DatasetInfo &info : snapshot.datasets)
         m_datasetCombo->addItem(info.name, info.id);
     m_datasetCombo->setCurrentIndex(m_datasetCombo->findData(snapshot.dataset.id));
+    if (!sameDataset)
+        m_tabs->setTabText(LabelIssuesTab, tr("Suspected Label Errors")); // its results were another dataset's
+    m_labelIssues->setDataset(snapshot.dataset);
 
     if (snapshot.dataset.id == 0) {
         m_images->clear();
@@ -997,6 +1013,9 @@ void DataPage::imageChanged(const CatalogImage &image)
         return;
     const CatalogImage before = m_images->image(row);
     m_images->updateImage(image);
+    // Whichever of the viewer and the label-errors tab changed it, the other shows the change.
+    m_viewer->refresh(image);
+    m_labelIssues->updateImage(image);
     m_snapshot.excluded += int(image.excluded) - int(before.excluded);
     m_snapshot.usable += int(image.usable()) - int(before.usable());
     updateSummary();

@@ -29,6 +29,7 @@ class ConvertDialog;
 class ImageFilterModel;
 class ImageListModel;
 class ImageViewer;
+class LabelIssuesPanel;
 class NearDuplicateGroupModel;
 class RejectedFilesModel;
 class ShardCountsModel;
@@ -44,13 +45,15 @@ class ThumbnailLoader;
 // (recorded in the catalog, or found in the project's datasets folder, so it is there again
 // when the project is reopened), or "not converted yet" with the button to convert it; the
 // conversion's data-quality warnings (workspace::datasetWarnings) are shown above its shards.
+// The Suspected Label Errors tab ranks the images a folds run's out-of-fold predictions
+// disagree with (LabelIssuesPanel); its relabels and exclusions update the page like the viewer's.
 // The catalog and dataset.json are read on worker threads; imports and conversions run as jobs.
 class DataPage : public QWidget
 {
     Q_OBJECT
 
 public:
-    enum Tab { ImagesTab, BalanceTab, RejectedTab, NearDuplicatesTab, ShardsTab };
+    enum Tab { ImagesTab, BalanceTab, RejectedTab, NearDuplicatesTab, ShardsTab, LabelIssuesTab };
 
     explicit DataPage(workspace::JobManager *jobs, QWidget *parent = nullptr);
     ~DataPage() override;
@@ -104,6 +107,7 @@ public:
     ThumbnailLoader *thumbnails() const { return m_thumbnails; }
     ClassBalanceChart *balanceChart() const { return m_chart; }
     ImageViewer *viewer() const { return m_viewer; }
+    LabelIssuesPanel *labelIssuesPanel() const { return m_labelIssues; }
     QListView *imageGrid() const { return m_grid; }
     QTabWidget *tabs() const { return m_tabs; }
     QComboBox *classFilter() const { return m_classFilter; }
@@ -214,6 +218,7 @@ private:
     QSplitter *m_shardsSplitter = nullptr;
     QTableView *m_shardView = nullptr;
     QTableView *m_shardCountsView = nullptr;
+    LabelIssuesPanel *m_labelIssues = nullptr;
     QLabel *m_status = nullptr;
     ImageViewer *m_viewer = nullptr;
 };

@@ -1,0 +1,140 @@
+#include "workspace/label_issues_job.h"
+
+#include "workspace/project_connection.h"
+#include "workspace/workspace_error.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+
+#include <algorithm>
+
+namespace lathe::workspace {
+
+namespace {
+
+// The file that makes a folder a folds run (docs/formats.md).
+const QString kFoldsFile = QStringLiteral("folds.json");
+
+} // namespace
+
+QVector<FoldsRunEntry> listFoldsRuns(const QString &runsDir)
+{
+    QVector<FoldsRunEntry> runs;
+    const QDir dir(runsDir);
+    if (runsDir.isEmpty() || !dir.exists())
+        return runs;
+    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QFileInfo folds(QDir(sub.absoluteFilePath()).filePath(kFoldsFile));
+        if (!folds.isFile())
+            continue;
+        FoldsRunEntry entry;
+        entry.dir = QDir::cleanPath(sub.absoluteFilePath());
+        entry.name = sub.fileName();
+        entry.modified = folds.lastModified();
+        runs.append(entry);
+    }
+    // Newest first: the run just made is the one to look at; the name breaks ties for a stable list.
+    std::stable_sort(runs.begin(), runs.end(), [](const FoldsRunEntry &a, const FoldsRunEntry &b) {
+        return a.modified != b.modified ? a.modified > b.modified : a.name < b.name;
+    });
+    return runs;
+}
+
+LabelIssuesJob::LabelIssuesJob(Params params, QObject *parent)
+    : Job(tr("Find label errors in %1").arg(QDir(params.foldsDir).dirName()), parent)
+    , m_params(std::move(params))
+{
+    qRegisterMetaType<LabelIssuesResult>();
+}
+
+QVariant LabelIssuesJob::execute()
+{
+    if (m_params.foldsDir.isEmpty())
+        throw WorkspaceError(tr("No folds run was given"));
+    const QString name = QDir(m_params.foldsDir).dirName();
+    reportProgress(0.0, tr("Reading the out-of-fold predictions"));
+    const engine::FoldsRun run = engine::readFoldsRun(QDir(m_params.foldsDir).absolutePath().toStdString());
+    checkCancel();
+    if (run.task != "single_label")
+        throw WorkspaceError(tr("The folds run %1 is %2: only single-label runs (one class per image) are "
+                                "checked for label errors here.")
+                                 .arg(name, QString::fromStdString(run.task)));
+
+    std::vector<std::vector<float>> probs;
+    std::vector<int> labels;
+    probs.reserve(run.rows.size());
+    labels.reserve(run.rows.size());
+    for (std::size_t i = 0; i < run.rows.size(); ++i) {
+        const engine::OutOfFoldRow &row = run.rows[i];
+        if (row.labels.size() != 1)
+            throw WorkspaceError(tr("The folds run %1 gives %2 labels to %3; a single-label run gives one.")
+                                     .arg(name)
+                                     .arg(row.labels.size())
+                                     .arg(QString::fromStdString(row.filename)));
+        probs.push_back(row.probs);
+        labels.push_back(row.labels.front());
+    }
+
+    reportProgress(0.3, tr("Reading the catalog"));
+    ProjectConnection connection(m_params.databasePath);
+    const QVector<CatalogImage> images = connection.catalog().images(m_params.datasetId);
+    checkCancel();
+    QHash<QString, int> byPath;
+    QHash<QString, int> bySha256;
+    byPath.reserve(images.size());
+    bySha256.reserve(images.size());
+    for (int i = 0; i < images.size(); ++i) {
+        byPath.insert(images.at(i).relPath, i);
+        // Byte-identical copies share a hash: the usable one is the image that was trained on.
+        if (!images.at(i).sha256.isEmpty() && (!bySha256.contains(images.at(i).sha256) || images.at(i).usable()))
+            bySha256.insert(images.at(i).sha256, i);
+    }
+    // The catalog image a row of the run was made from; -1 when it is gone or its file changed.
+    auto imageOf = [&](const engine::OutOfFoldRow &row) {
+        const QString sha256 = QString::fromStdString(row.sha256);
+        const auto path = byPath.constFind(QString::fromStdString(row.filename));
+        if (path != byPath.constEnd() && (sha256.isEmpty() || images.at(*path).sha256 == sha256))
+            return *path;
+        return sha256.isEmpty() ? -1 : bySha256.value(sha256, -1);
+    };
+
+    LabelIssuesResult result;
+    result.foldsDir = QDir::cleanPath(QDir(m_params.foldsDir).absolutePath());
+    for (const std::string &className : run.classes)
+        result.classes << QString::fromStdString(className);
+    result.examples = int(run.rows.size());
+    for (const engine::OutOfFoldRow &row : run.rows)
+        result.matched += imageOf(row) >= 0 ? 1 : 0;
+    if (result.matched == 0)
+        throw WorkspaceError(tr("None of the %1 images of the folds run %2 is in this dataset: it was trained on "
+                                "another dataset, or on files that have changed since.")
+                                 .arg(result.examples)
+                                 .arg(name));
+
+    reportProgress(0.5, tr("Finding label errors"));
+    const engine::LabelIssueReport report = engine::findLabelIssues(probs, labels, m_params.rankBy);
+    checkCancel();
+    auto className = [&](int label) {
+        return label >= 0 && label < result.classes.size() ? result.classes.at(label) : QString::number(label);
+    };
+    for (const engine::LabelIssue &issue : report.issues) {
+        const engine::OutOfFoldRow &row = run.rows.at(issue.index);
+        const int image = imageOf(row);
+        if (image < 0) {
+            ++result.unmatchedIssues;
+            continue;
+        }
+        LabelIssueRow out;
+        out.image = images.at(image);
+        out.givenClass = className(issue.givenLabel);
+        out.suggestedClass = className(issue.suggestedLabel);
+        out.score = issue.score;
+        out.fold = row.fold;
+        result.issues.append(out);
+    }
+    reportProgress(1.0, tr("%n suspected label error(s)", nullptr, int(result.issues.size())));
+    return QVariant::fromValue(result);
+}
+
+} // namespace lathe::workspace
