@@ -59,8 +59,8 @@ std::vector<std::string> errorsOf(const engine::LabelsFile &file)
 
 using Labels = std::vector<std::string>;
 
-// Six real photos under root/photos, a labels file naming five of them (and one that is not
-// there), plus a bad row.
+// Six real photos and a byte copy of one under root/photos; a labels file giving five photos and
+// the copy their label sets, plus a row for a file that is not there and a bad row (kite.jpg's).
 struct PhotoSet
 {
     fs::path root;
