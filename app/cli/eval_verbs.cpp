@@ -35,6 +35,27 @@ std::string orDash(const nlohmann::json &v, int digits = 4)
     return v.is_number() ? fixed(v.get<double>(), digits) : std::string("-");
 }
 
+// A multi-label evaluation: mAP, then per class AP, P/R/F1 at its threshold, support.
+std::string multiLabelText(const nlohmann::json &m, std::size_t nameWidth)
+{
+    std::ostringstream out;
+    out << "multi-label   mAP " << orDash(m["map"]) << "   micro mAP " << orDash(m["map_micro"]) << "   micro F1 "
+        << orDash(m["micro"]["f1"]) << "   loss (BCE) " << orDash(m["loss"]) << "\n\n";
+    out << std::left << std::setw(int(nameWidth)) << "class" << std::right << std::setw(8) << "AP" << std::setw(11)
+        << "precision" << std::setw(9) << "recall" << std::setw(9) << "f1" << std::setw(9) << "support" << std::setw(11)
+        << "threshold" << '\n';
+    for (const auto &c : m["per_class"])
+        out << std::left << std::setw(int(nameWidth)) << c["class"].get<std::string>().substr(0, 40) << std::right
+            << std::setw(8) << orDash(c["average_precision"]) << std::setw(11) << orDash(c["precision"]) << std::setw(9)
+            << orDash(c["recall"]) << std::setw(9) << orDash(c["f1"]) << std::setw(9) << c["support"].get<std::int64_t>()
+            << std::setw(11) << orDash(c["threshold"]) << '\n';
+    for (const char *avg : {"micro", "macro"})
+        out << std::left << std::setw(int(nameWidth)) << (std::string(avg) + " avg") << std::right << std::setw(8) << ""
+            << std::setw(11) << orDash(m[avg]["precision"]) << std::setw(9) << orDash(m[avg]["recall"]) << std::setw(9)
+            << orDash(m[avg]["f1"]) << '\n';
+    return out.str();
+}
+
 std::string evalText(const engine::EvalResult &r)
 {
     const nlohmann::json &m = r.metrics;
@@ -50,12 +71,14 @@ std::string evalText(const engine::EvalResult &r)
         for (const auto &e : m["errors"])
             out << "  " << e.get<std::string>() << '\n';
     }
-    out << "top-1 " << orDash(m["top1"]) << "   top-5 " << orDash(m["top5"]) << "   loss " << orDash(m["loss"])
-        << "   ECE " << orDash(m["calibration"]["ece"]) << "\n\n";
-
     std::size_t nameWidth = 12;
     for (const std::string &c : r.classes)
         nameWidth = std::max(nameWidth, std::min<std::size_t>(c.size(), 40));
+    if (m.value("task", "") == "multi_label")
+        return out.str() + multiLabelText(m, nameWidth);
+    out << "top-1 " << orDash(m["top1"]) << "   top-5 " << orDash(m["top5"]) << "   loss " << orDash(m["loss"])
+        << "   ECE " << orDash(m["calibration"]["ece"]) << "\n\n";
+
     out << std::left << std::setw(int(nameWidth)) << "class" << std::right << std::setw(11) << "precision"
         << std::setw(9) << "recall" << std::setw(9) << "f1" << std::setw(9) << "support" << std::setw(10) << "AP" << '\n';
     for (std::size_t i = 0; i < m["per_class"].size(); ++i) {
@@ -153,7 +176,9 @@ void addEval(CLI::App &app, CliContext &context)
             if (!context.json)
                 std::cerr << '\n';
             if (!args->csv.empty())
-                engine::writeFileAtomically(args->csv, engine::metricsCsv(r.metrics));
+                engine::writeFileAtomically(args->csv, r.metrics.value("task", "") == "multi_label"
+                                                           ? engine::multiLabelMetricsCsv(r.metrics)
+                                                           : engine::metricsCsv(r.metrics));
             if (!args->predictions.empty())
                 engine::writeFileAtomically(args->predictions, engine::predictionsJsonl(r.predictions));
             if (!args->save.empty())
@@ -182,8 +207,16 @@ int runPredict(const CliContext &context, const engine::PredictOptions &options,
         } else {
             nlohmann::json top = nlohmann::json::array();
             text << r.path << ':';
+            if (r.multiLabel) {
+                // The label set first (the thresholds' verdict), then the top scores.
+                text << " [";
+                for (std::size_t i = 0; i < r.labelSet.size(); ++i)
+                    text << (i ? ", " : "") << r.labelSet[i];
+                text << "] scores";
+                item["labels"] = r.labelSet;
+            }
             for (std::size_t i = 0; i < r.topClasses.size(); ++i) {
-                top.push_back({{"class", r.topNames[i]}, {"index", r.topClasses[i]}, {"probability", r.topProbs[i]}});
+                top.push_back({{"class", r.topNames[i]}, {"index", r.topClasses[i]}, {r.multiLabel ? "score" : "probability", r.topProbs[i]}});
                 text << (i ? ", " : " ") << r.topNames[i] << ' ' << fixed(r.topProbs[i], 4);
             }
             text << '\n';

@@ -5,6 +5,7 @@
 #include "engine/dataset/shard_dataset.h"
 #include "engine/inference/run_model.h"
 #include "engine/pipeline/input_pipeline.h"
+#include "engine/training/multilabel_metrics.h"
 
 #include <torch/torch.h>
 
@@ -269,6 +270,82 @@ json computeMetrics(const std::vector<int> &labels, const std::vector<std::vecto
     return m;
 }
 
+json computeMultiLabelMetrics(const std::vector<std::vector<int>> &labelSets, const std::vector<std::vector<float>> &scores,
+                              const std::vector<std::string> &classes, const std::vector<double> &thresholds)
+{
+    const int k = int(classes.size());
+    if (labelSets.size() != scores.size())
+        throw EngineError("metrics: " + std::to_string(labelSets.size()) + " label sets for " +
+                          std::to_string(scores.size()) + " score rows");
+    if (int(thresholds.size()) != k)
+        throw EngineError("metrics: " + std::to_string(thresholds.size()) + " thresholds for " + std::to_string(k) +
+                          " classes");
+    for (const std::vector<int> &set : labelSets)
+        for (int c : set)
+            if (c < 0 || c >= k)
+                throw EngineError("metrics: label " + std::to_string(c) + " outside the " + std::to_string(k) + " classes");
+    const MultiLabelTargets targets = targetsFromLabelSets(labelSets, k);
+    const MeanAveragePrecision map = meanAveragePrecision(scores, targets);
+    const MultiLabelPrf prf = precisionRecallF1(scores, targets, thresholds);
+    const FalsePositiveConfusion confusion = falsePositiveConfusion(scores, targets, thresholds);
+    const auto finiteOrNull = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+
+    std::size_t hits = 0;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        const auto top = std::max_element(scores[i].begin(), scores[i].end()) - scores[i].begin();
+        hits += targets[i][std::size_t(top)] != 0;
+    }
+    json perClass = json::array(), curves = json::array();
+    std::vector<int> oneVsRest(scores.size());
+    for (int c = 0; c < k; ++c) {
+        const std::size_t j = std::size_t(c);
+        perClass.push_back({{"class", classes[j]},
+                            {"index", c},
+                            {"average_precision", finiteOrNull(map.perLabel[j])},
+                            {"precision", prf.precision[j]},
+                            {"recall", prf.recall[j]},
+                            {"f1", prf.f1[j]},
+                            {"support", prf.support[j]},
+                            {"predicted", prf.predicted[j]},
+                            {"threshold", thresholds[j]}});
+        for (std::size_t i = 0; i < scores.size(); ++i)
+            oneVsRest[i] = targets[i][j] ? c : -1;
+        curves.push_back(prCurve(scores, oneVsRest, c, classes[j]));
+    }
+    const auto average = [](const PrfAverage &a) {
+        return json{{"precision", a.precision}, {"recall", a.recall}, {"f1", a.f1}};
+    };
+    return {{"task", "multi_label"},
+            {"count", scores.size()},
+            {"top1", scores.empty() ? 0.0 : double(hits) / double(scores.size())},
+            {"map", finiteOrNull(map.macro)},
+            {"map_micro", finiteOrNull(map.micro)},
+            {"labels_with_positives", map.labelsWithPositives},
+            {"thresholds", thresholds},
+            {"per_class", std::move(perClass)},
+            {"micro", average(prf.micro)},
+            {"macro", average(prf.macro)},
+            {"pr_curves", std::move(curves)},
+            {"false_positive_confusion",
+             {{"counts", confusion.counts}, {"without_true_labels", confusion.withoutTrueLabels}}}};
+}
+
+std::string multiLabelMetricsCsv(const json &metrics)
+{
+    std::ostringstream out;
+    out << "class,average_precision,precision,recall,f1,support,threshold\n";
+    for (const json &c : field(metrics, "per_class"))
+        out << csvField(c.at("class").get<std::string>()) << ',' << jsonNumber(c.at("average_precision")) << ','
+            << jsonNumber(c.at("precision")) << ',' << jsonNumber(c.at("recall")) << ',' << jsonNumber(c.at("f1")) << ','
+            << jsonNumber(c.at("support")) << ',' << jsonNumber(c.at("threshold")) << '\n';
+    for (const char *avg : {"micro", "macro"}) {
+        const json &a = field(metrics, avg);
+        out << avg << " avg,," << jsonNumber(a.at("precision")) << ',' << jsonNumber(a.at("recall")) << ','
+            << jsonNumber(a.at("f1")) << ",,\n";
+    }
+    return out.str();
+}
+
 std::string metricsCsv(const json &metrics)
 {
     std::ostringstream out;
@@ -335,6 +412,7 @@ std::string predictionsJsonl(const std::vector<Prediction> &predictions)
         out += json{{"record", p.record},
                     {"filename", p.filename},
                     {"label", p.label},
+                    {"labels", p.labels},
                     {"top_classes", p.topClasses},
                     {"top_probs", p.topProbs},
                     {"loss", p.loss}}
@@ -354,10 +432,14 @@ void saveEvaluation(const std::string &dir, const EvalResult &result)
     json metrics = result.metrics;
     metrics["classes"] = result.classes;
     writeFileAtomically(path("predictions.jsonl"), predictionsJsonl(result.predictions));
-    writeFileAtomically(path("per_class.csv"), metricsCsv(result.metrics));
-    writeFileAtomically(path("confusion.csv"), confusionMatrixCsv(result.metrics, false));
-    writeFileAtomically(path("confusion_normalized.csv"), confusionMatrixCsv(result.metrics, true));
-    writeFileAtomically(path("calibration.csv"), calibrationCsv(result.metrics));
+    if (result.metrics.value("task", "single_label") == "multi_label") {
+        writeFileAtomically(path("per_class.csv"), multiLabelMetricsCsv(result.metrics));
+    } else {
+        writeFileAtomically(path("per_class.csv"), metricsCsv(result.metrics));
+        writeFileAtomically(path("confusion.csv"), confusionMatrixCsv(result.metrics, false));
+        writeFileAtomically(path("confusion_normalized.csv"), confusionMatrixCsv(result.metrics, true));
+        writeFileAtomically(path("calibration.csv"), calibrationCsv(result.metrics));
+    }
     writeFileAtomically(path("pr_curves.csv"), prCurvesCsv(result.metrics));
     // Last: a folder with metrics.json holds a complete evaluation.
     writeFileAtomically(path("metrics.json"), metrics.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
@@ -406,6 +488,7 @@ EvalResult loadEvaluation(const std::string &dir)
             p.record = j.at("record").get<std::uint64_t>();
             p.filename = j.at("filename").get<std::string>();
             p.label = j.at("label").get<int>();
+            p.labels = j.contains("labels") ? j.at("labels").get<std::vector<int>>() : std::vector<int>{p.label};
             p.topClasses = j.at("top_classes").get<std::vector<int>>();
             p.topProbs = j.at("top_probs").get<std::vector<float>>();
             p.loss = j.at("loss").get<float>();
@@ -500,9 +583,17 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
         torch::Tensor x = batch->images.to(m.device);
         torch::Tensor probs;
         torch::Tensor logProbs;
-        if (!o.tta) {
+        const bool multi = m.multiLabel();
+        // Multi-label: each class's sigmoid score (averaged over TTA views); logProbs then holds
+        // each image's mean binary cross-entropy over the classes, in column 0.
+        const auto activation = [multi](const torch::Tensor &logits) {
+            return multi ? torch::sigmoid(logits) : torch::softmax(logits, 1);
+        };
+        if (!o.tta && !multi) {
             logProbs = torch::log_softmax(m.classifier->forward(x).to(torch::kFloat32), 1);
             probs = logProbs.exp();
+        } else if (!o.tta) {
+            probs = activation(m.classifier->forward(x).to(torch::kFloat32));
         } else {
             std::vector<torch::Tensor> views = cropCount == 5 ? crops(x, crop, 5) : std::vector<torch::Tensor>{x};
             probs = torch::zeros({x.size(0), k}, torch::TensorOptions(m.device).dtype(torch::kFloat32));
@@ -510,11 +601,18 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
             for (const torch::Tensor &v : views)
                 for (bool flip : {false, true}) {
                     const torch::Tensor in = (flip ? v.flip({3}) : v).contiguous();
-                    probs += torch::softmax(m.classifier->forward(in).to(torch::kFloat32), 1);
+                    probs += activation(m.classifier->forward(in).to(torch::kFloat32));
                     ++count;
                 }
             probs /= double(count);
-            logProbs = probs.clamp_min(1e-30).log();
+            if (!multi)
+                logProbs = probs.clamp_min(1e-30).log();
+        }
+        torch::Tensor targets;
+        if (multi) {
+            targets = batch->softTargets.to(torch::kCPU);
+            const torch::Tensor p = probs.to(torch::kCPU).clamp(1e-7, 1 - 1e-7);
+            logProbs = -(targets * p.log() + (1 - targets) * (1 - p).log()).mean(1, true);
         }
         probs = probs.to(torch::kCPU).contiguous();
         logProbs = logProbs.to(torch::kCPU).contiguous();
@@ -534,7 +632,16 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
             const float *row = probs[i].data_ptr<float>();
             probsByRecord[pos].assign(row, row + k);
             topClasses(row, k, topK, pred.topClasses, pred.topProbs);
-            pred.loss = -logProbs[i][pred.label].item<float>();
+            if (multi) {
+                pred.loss = logProbs[i][0].item<float>();
+                const float *t = targets[i].data_ptr<float>();
+                for (int c = 0; c < k; ++c)
+                    if (t[c] >= 0.5f)
+                        pred.labels.push_back(c);
+            } else {
+                pred.loss = -logProbs[i][pred.label].item<float>();
+                pred.labels = {pred.label};
+            }
             ++done;
         }
         control.report(double(done) / double(order.size()),
@@ -544,22 +651,26 @@ EvalResult evaluate(const EvalOptions &o, const TaskControl &control)
     EvalResult result;
     result.classes = m.classes;
     std::vector<int> labels;
+    std::vector<std::vector<int>> labelSets;
     std::vector<std::vector<float>> probabilities;
     double lossSum = 0;
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
         if (!seen[pos])
             continue;
         labels.push_back(byRecord[pos].label);
+        labelSets.push_back(byRecord[pos].labels);
         probabilities.push_back(std::move(probsByRecord[pos]));
         lossSum += byRecord[pos].loss;
         result.predictions.push_back(std::move(byRecord[pos]));
     }
     if (result.predictions.empty())
         throw EngineError(dataDir + ": no record of split \"" + o.split + "\" could be decoded");
-    result.metrics = computeMetrics(labels, probabilities, m.classes);
+    result.metrics = m.multiLabel() ? computeMultiLabelMetrics(labelSets, probabilities, m.classes, m.thresholds)
+                                    : computeMetrics(labels, probabilities, m.classes);
     if (o.keepProbabilities)
         result.probabilities = std::move(probabilities);
-    result.metrics["loss"] = lossSum / double(result.predictions.size()); // exact log-softmax, not clamped
+    // Exact log-softmax, not clamped (multi-label: the mean binary cross-entropy).
+    result.metrics["loss"] = lossSum / double(result.predictions.size());
     const PipelineStats stats = pipeline.stats();
     result.metrics["skipped"] = order.size() - result.predictions.size();
     result.metrics["errors"] = stats.errorSamples;

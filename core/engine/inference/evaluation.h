@@ -40,7 +40,8 @@ struct Prediction
     std::uint64_t record = 0; // position in the split (shard by shard, record by record)
     std::string filename;
     std::string sha256; // of the image file's bytes (image/key/sha256)
-    int label = 0;
+    int label = 0;      // multi-label: the lowest of labels
+    std::vector<int> labels; // the label set (one label for single-label datasets)
     std::vector<int> topClasses; // most probable first
     std::vector<float> topProbs;
     float loss = 0; // -log p(label)
@@ -90,6 +91,24 @@ EvalResult evaluate(const EvalOptions &options, const TaskControl &control = {})
 //       (first and last kept); average_precision always uses all of them.
 nlohmann::json computeMetrics(const std::vector<int> &labels, const std::vector<std::vector<float>> &probabilities,
                               const std::vector<std::string> &classes);
+
+// Metrics of a multi-label model's sigmoid scores against label sets, at per-class thresholds
+// (training/multilabel_metrics.h; every class needs a threshold). The object:
+//   task "multi_label", count, top1 (the top-scored class is one of the image's),
+//   map (macro average precision over the classes with positives; null when none has),
+//   map_micro, labels_with_positives, thresholds,
+//   per_class: [{class, index, average_precision (null without positives), precision, recall,
+//       f1, support, predicted, threshold}] at the thresholds (scikit-learn's zero_division=0),
+//   micro, macro: {precision, recall, f1},
+//   pr_curves: as computeMetrics' (one-vs-rest on each class's score), thinned to 200 points,
+//   false_positive_confusion: {counts: [true][falsely predicted], without_true_labels: [K]}.
+// Throws EngineError for ragged rows, labels out of range or thresholds of another length.
+nlohmann::json computeMultiLabelMetrics(const std::vector<std::vector<int>> &labelSets,
+                                        const std::vector<std::vector<float>> &scores,
+                                        const std::vector<std::string> &classes, const std::vector<double> &thresholds);
+// "class,average_precision,precision,recall,f1,support,threshold" per class of a multi-label
+// metrics object, then "micro avg" and "macro avg" rows.
+std::string multiLabelMetricsCsv(const nlohmann::json &metrics);
 
 // CSV exports of a metrics object (RFC 4180 quoting; numbers with 6 significant digits):
 // per class "class,precision,recall,f1,support" then "macro avg" and "weighted avg" rows;

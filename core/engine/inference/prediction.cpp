@@ -91,12 +91,23 @@ std::vector<FilePrediction> predictFiles(const PredictOptions &o, const std::vec
         if (slots.empty())
             return;
         const torch::Tensor x = batch.narrow(0, 0, std::int64_t(slots.size())).to(m.device);
-        const torch::Tensor probs = torch::softmax(m.classifier->forward(x).to(torch::kFloat32), 1).to(torch::kCPU).contiguous();
+        const torch::Tensor logits = m.classifier->forward(x).to(torch::kFloat32);
+        const torch::Tensor probs = (m.multiLabel() ? torch::sigmoid(logits) : torch::softmax(logits, 1)).to(torch::kCPU).contiguous();
         for (std::size_t i = 0; i < slots.size(); ++i) {
             FilePrediction &r = results[slots[i]];
-            topClasses(probs[std::int64_t(i)].data_ptr<float>(), k, topK, r.topClasses, r.topProbs);
+            const float *row = probs[std::int64_t(i)].data_ptr<float>();
+            topClasses(row, k, topK, r.topClasses, r.topProbs);
             for (int cls : r.topClasses)
                 r.topNames.push_back(m.classes[std::size_t(cls)]);
+            r.multiLabel = m.multiLabel();
+            if (r.multiLabel) {
+                std::vector<int> order;
+                std::vector<float> scores;
+                topClasses(row, k, k, order, scores);
+                for (int cls : order)
+                    if (double(row[cls]) >= m.thresholds[std::size_t(cls)])
+                        r.labelSet.push_back(m.classes[std::size_t(cls)]);
+            }
         }
         slots.clear();
     };

@@ -35,7 +35,11 @@ struct FilePrediction
     std::string error; // empty on success: "<path>: <reason>" otherwise
     std::vector<int> topClasses;
     std::vector<std::string> topNames;
-    std::vector<float> topProbs;
+    std::vector<float> topProbs; // softmax probabilities; a multi-label model's sigmoid scores
+    // Multi-label models: the classes whose score reaches their threshold (the checkpoint's
+    // F1-tuned ones), highest score first; may be empty. Always empty for single-label models.
+    std::vector<std::string> labelSet;
+    bool multiLabel = false;
 };
 
 // The files to classify: files as given (whatever their extension), folders replaced by the

@@ -84,6 +84,18 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
         classes = readDatasetManifest(m.config.data.shards).classes;
     }
 
+    if (meta.is_object() && meta.contains("task") && meta["task"].is_string())
+        m.task = meta["task"].get<std::string>();
+    else if (!m.config.data.shards.empty() && fs::is_regular_file(fs::path(m.config.data.shards) / "dataset.json", ec))
+        m.task = readDatasetManifest(m.config.data.shards).task;
+    if (m.multiLabel() && meta.is_object() && meta.contains("metrics") && meta["metrics"].contains("thresholds")) {
+        for (const auto &t : meta["metrics"]["thresholds"]) {
+            if (!t.is_number())
+                throw EngineError(m.checkpoint.sidecar + ": metrics.thresholds must be numbers");
+            m.thresholds.push_back(t.get<double>());
+        }
+    }
+
     int numClasses = m.config.model.head.numClasses;
     if (numClasses <= 0)
         numClasses = int(classes.size());
@@ -102,6 +114,11 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
                           std::to_string(classes.size()) + " class names for a model of " + std::to_string(numClasses) +
                           " classes");
     m.classes = classes;
+    if (m.multiLabel() && m.thresholds.empty())
+        m.thresholds.assign(classes.size(), 0.5); // never validated: the sigmoid's midpoint
+    if (m.thresholds.size() != (m.multiLabel() ? classes.size() : 0))
+        throw EngineError(m.checkpoint.sidecar + ": " + std::to_string(m.thresholds.size()) + " thresholds for " +
+                          std::to_string(classes.size()) + " classes");
 
     m.spec = m.config.model;
     m.spec.head.numClasses = numClasses;

@@ -33,6 +33,12 @@ struct RunModel
     CheckpointRef checkpoint; // the weights file loaded
     std::vector<std::string> classes; // label i is classes[i]; "class_<i>" when no name is known
     TransformOptions transform;       // the evaluation transform (train false)
+    // "single_label" or "multi_label" (the checkpoint sidecar's "task", else the run's dataset).
+    // Multi-label models score each class with a sigmoid; thresholds (per class, F1-tuned on the
+    // validation split when the checkpoint was written) decide which labels an image gets.
+    std::string task = "single_label";
+    std::vector<double> thresholds;
+    bool multiLabel() const { return task == "multi_label"; }
 };
 
 // Loads runDir's config.json and checkpoint `which` (resolveCheckpoint: "best", "last", a step,

@@ -745,6 +745,7 @@ void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics
                  {"arch", m_s.spec.arch},
                  {"num_classes", m_s.numClasses},
                  {"classes", m_s.manifest.classes},
+                 {"task", m_s.manifest.task},
                  {"trainer",
                   {{"step", m_step},
                    {"epoch", m_epoch},
