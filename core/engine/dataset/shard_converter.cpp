@@ -289,6 +289,27 @@ ConvertResult convertFolder(const ConvertOptions &options, const TaskControl &co
     if (scan.multiLabel && !options.relabels.empty())
         throw EngineError("convert: relabelling applies to single-label datasets; a multi-label dataset's labels come "
                           "from its labels file " + options.scan.labelsFile);
+    if (!scan.multiLabel && !options.labelSets.empty())
+        throw EngineError("convert: label sets apply to multi-label datasets; " + scan.root
+                          + " is scanned from its class folders (give a labels file)");
+    // The catalog's label sets replace the labels file's; a label only they use is a class too.
+    for (ScannedImage &image : scan.images) {
+        const auto it = options.labelSets.find(image.relPath);
+        if (it == options.labelSets.end() || image.status != ImageStatus::Ok || options.excluded.count(image.relPath))
+            continue;
+        std::vector<std::string> labels = it->second;
+        std::sort(labels.begin(), labels.end());
+        labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+        if (labels.empty())
+            throw EngineError(image.relPath + ": an empty label set (an image needs at least one label; exclude it "
+                              "instead)");
+        if (labels.front().empty())
+            throw EngineError(image.relPath + ": an empty label in its label set");
+        image.labels = std::move(labels);
+        for (const std::string &label : image.labels)
+            if (!std::binary_search(m.classes.begin(), m.classes.end(), label))
+                m.classes.insert(std::upper_bound(m.classes.begin(), m.classes.end(), label), label);
+    }
     for (const std::string &split : kSplits)
         for (const std::string &cls : m.classes)
             m.counts[split][cls] = 0;

@@ -24,6 +24,12 @@ struct ConvertOptions
     // left out of the shards, and files given another (existing) class.
     std::set<std::string> excluded;
     std::map<std::string, std::string> relabels;
+    // A multi-label dataset's label sets as the catalog holds them (the user's edits included),
+    // by path relative to the source folder: each replaces the labels file's set for that image
+    // (duplicates collapse, order does not matter). A label no usable image of the labels file
+    // carries joins the classes. Refused for a single-label scan, and when a set is empty or
+    // holds an empty label.
+    std::map<std::string, std::vector<std::string>> labelSets;
 };
 
 // One shard as listed in dataset.json.
@@ -82,7 +88,7 @@ DatasetManifest readDatasetManifest(const std::string &datasetDir);
 // Scans the folder (scanFolder), then writes its usable images as TFRecord shards of
 // TF-slim tf.train.Examples (a scan with a labels file: multi-label records, whose
 // image/class/label and image/class/text are lists, and task "multi_label"; relabels are
-// refused for it), {split}-{i:05d}-of-{n:05d}.tfrecord with a DALI .idx beside
+// refused for it, label sets take their place), {split}-{i:05d}-of-{n:05d}.tfrecord with a DALI .idx beside
 // each, and dataset.json (classes, counts, shards with sizes and SHA-256, source, report).
 // Records are shuffled across a split's shards. Files are stored byte for byte unless
 // maxSide asks for a re-encode. Everything is written into a temporary folder beside

@@ -456,6 +456,51 @@ TEST(MultiLabelConvert, RelabelsAreRefused)
     EXPECT_FALSE(fs::exists(dir.path() / "shards"));
 }
 
+TEST(MultiLabelConvert, TheCatalogsLabelSetsReplaceTheFilesAndVerify)
+{
+    TempDir dir;
+    const PhotoSet set = makePhotos(dir);
+    const fs::path out = dir.path() / "shards";
+    engine::ConvertOptions options = convertOptions(set, out);
+    // An edited set (unsorted, a duplicate label), a label no row of the file has, and a set for
+    // an excluded image that is not used.
+    options.labelSets["photos/eagle.jpg"] = {"sky", "bird", "sky"};
+    options.labelSets["photos/dog.jpg"] = {"pet", "indoor"};
+    options.labelSets["photos/giraffe.jpg"] = {"animal", "tall"};
+    options.excluded.insert("photos/giraffe.jpg");
+    const engine::DatasetManifest m = engine::convertFolder(options).manifest;
+    EXPECT_EQ(m.classes, (Labels{"animal", "bird", "indoor", "outdoor", "person", "pet", "sky"}));
+    EXPECT_EQ(m.counts.at("train"), (std::map<std::string, std::uint64_t>{
+                                        {"animal", 1}, {"bird", 1}, {"indoor", 1}, {"outdoor", 2}, {"person", 1},
+                                        {"pet", 1}, {"sky", 1}}));
+    const std::map<std::string, ReadRecord> records = readRecords(out);
+    ASSERT_EQ(records.size(), 4u);
+    EXPECT_EQ(records.at("photos/eagle.jpg").texts, (Labels{"bird", "sky"}));
+    EXPECT_EQ(records.at("photos/eagle.jpg").labels, (std::vector<std::int64_t>{1, 6}));
+    EXPECT_EQ(records.at("photos/dog.jpg").texts, (Labels{"indoor", "pet"}));
+    EXPECT_EQ(records.at("photos/horses.jpg").texts, (Labels{"animal", "outdoor"})); // the file's set
+    const engine::VerifyReport v = engine::verifyDataset(out.string());
+    EXPECT_TRUE(v.ok()) << ::testing::PrintToString(v.problems);
+}
+
+TEST(MultiLabelConvert, BadLabelSetsAndLabelSetsForAFolderScanAreRefused)
+{
+    TempDir dir;
+    const PhotoSet set = makePhotos(dir);
+    engine::ConvertOptions options = convertOptions(set, dir.path() / "shards");
+    options.labelSets["photos/dog.jpg"] = {};
+    EXPECT_EQ(errorOf([&] { engine::convertFolder(options); }),
+              "photos/dog.jpg: an empty label set (an image needs at least one label; exclude it instead)");
+    options.labelSets["photos/dog.jpg"] = {"pet", ""};
+    EXPECT_EQ(errorOf([&] { engine::convertFolder(options); }), "photos/dog.jpg: an empty label in its label set");
+    options.scan.labelsFile.clear();
+    options.labelSets["photos/dog.jpg"] = {"pet"};
+    EXPECT_EQ(errorOf([&] { engine::convertFolder(options); }),
+              "convert: label sets apply to multi-label datasets; " + set.root.string()
+                  + " is scanned from its class folders (give a labels file)");
+    EXPECT_FALSE(fs::exists(dir.path() / "shards"));
+}
+
 TEST(MultiLabelVerify, BadLabelSetsAreNamedWithShardAndOffset)
 {
     TempDir dir;
