@@ -236,6 +236,12 @@ int runOnnxPredict(const CliContext &context, const engine::OnnxPredictOptions &
     std::ostringstream text;
     for (const auto &p : doc["predictions"]) {
         text << p["image"].get<std::string>() << ':';
+        if (p.contains("labels")) {
+            text << " [";
+            for (std::size_t i = 0; i < p["labels"].size(); ++i)
+                text << (i ? ", " : "") << (p["labels"][i].is_string() ? p["labels"][i].get<std::string>() : p["labels"][i].dump());
+            text << "] scores";
+        }
         bool first = true;
         for (const auto &t : p["top"]) {
             text << (first ? " " : ", ")

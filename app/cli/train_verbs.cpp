@@ -193,7 +193,8 @@ void addTrain(CLI::App &app, CliContext &context)
                 }
                 summary["type"] = "folds";
                 std::ostringstream text;
-                text << std::setprecision(4) << a->folds << "-fold cross-validation, top-1 per fold:";
+                text << std::setprecision(4) << a->folds << "-fold cross-validation, "
+                     << (summary["task"] == "multi_label" ? "mAP" : "top-1") << " per fold:";
                 for (const auto &m : summary["fold_metrics"])
                     text << ' ' << m.get<double>();
                 text << "\nmean " << summary["mean"].get<double>() << " +- " << summary["std"].get<double>() << " (std); "

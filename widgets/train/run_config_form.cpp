@@ -525,6 +525,7 @@ QString RunConfigForm::optionLabel(const QString &option)
         {QStringLiteral("plateau"), QT_TR_NOOP("Reduce on plateau")},
         {QStringLiteral("val_loss"), QT_TR_NOOP("Validation loss")},
         {QStringLiteral("val_top1"), QT_TR_NOOP("Validation top-1")},
+        {QStringLiteral("val_map"), QT_TR_NOOP("Validation mAP (multi-label)")},
         {QStringLiteral("train_loss"), QT_TR_NOOP("Training loss")},
         {QStringLiteral("fp32"), QT_TR_NOOP("FP32")},
         {QStringLiteral("bf16"), QT_TR_NOOP("BF16 (mixed)")},

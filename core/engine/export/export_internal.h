@@ -46,6 +46,18 @@ struct ExportContext
     std::string checkpointFile;       // the weights the model was loaded from
     std::string checkpointSidecar;
     nlohmann::json source;            // the report's "source"; model.json starts from it
+    // A multi-label run's model (checkpoint sidecar "task"): probabilities are per-class
+    // sigmoids, and the thresholds (the sidecar's F1-tuned ones) go into the metadata.
+    bool multiLabel = false;
+    std::vector<double> thresholds;
+    // The model's outputs as the artifacts give them: logits, or probabilities (softmax, or a
+    // multi-label model's sigmoid) with ExportOptions::softmax.
+    torch::Tensor outputs(const torch::Tensor &logits) const
+    {
+        if (!options.softmax)
+            return logits;
+        return multiLabel ? torch::sigmoid(logits) : torch::softmax(logits, 1);
+    }
 
     // The FP32 graph (checked) that every ONNX, TorchScript and TFLite artifact starts from,
     // and the options it was built with.

@@ -5,6 +5,7 @@
 #include "engine/export/export_internal.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/dataset/shard_converter.h"
 #include "engine/export/export_verify.h"
 #include "engine/export/tflite_export.h"
 
@@ -44,7 +45,8 @@ std::string metadataJson(const ExportContext &ctx, const TfliteModel &model, con
     output["content"] = options.softmax ? "probabilities" : "logits";
     const nlohmann::json doc = {{"producer", "Lathe"},
                                 {"format_version", 1},
-                                {"task", "single_label"},
+                                {"task", ctx.multiLabel ? kTaskMultiLabel : kTaskSingleLabel},
+                                {"thresholds", ctx.thresholds},
                                 {"variant", variant},
                                 {"arch", ctx.info().name},
                                 {"labels", ctx.labels},

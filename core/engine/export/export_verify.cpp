@@ -89,7 +89,7 @@ torch::Tensor referenceOnPixels(const ExportContext &ctx, const torch::Tensor &p
         sd[c] = ctx.info().std[std::size_t(std::min(c, 2))];
     }
     torch::Tensor reference = ctx.model().forward((x - mean) / sd);
-    return ctx.options.softmax ? torch::softmax(reference, 1) : reference;
+    return ctx.outputs(reference);
 }
 
 torch::Tensor referenceOutputs(const ExportContext &ctx)
@@ -99,7 +99,7 @@ torch::Tensor referenceOutputs(const ExportContext &ctx)
     if (ctx.options.preprocessing && verify.pixels.defined())
         return referenceOnPixels(ctx, verify.pixels);
     torch::Tensor reference = ctx.model().forward(verify.images);
-    return ctx.options.softmax ? torch::softmax(reference, 1) : reference;
+    return ctx.outputs(reference);
 }
 
 double accuracy(const torch::Tensor &logits, const std::vector<std::int64_t> &labels)
@@ -262,8 +262,7 @@ void verifySafetensors(const ExportContext &ctx, Artifact &artifact)
     rebuilt.classifier->eval();
     artifact.entry["runtime"] = "libtorch";
     torch::Tensor got = rebuilt.classifier->forward(ctx.verify.images);
-    if (ctx.options.softmax)
-        got = torch::softmax(got, 1);
+    got = ctx.outputs(got);
     if (!ctx.options.preprocessing)
         checkDiff(compare(ctx.reference, got), 0, artifact);
 }

@@ -104,6 +104,12 @@ void loadModel(ExportContext &ctx)
         spec.weightsPath = ref.model;
         ctx.checkpointFile = ref.model;
         ctx.checkpointSidecar = ref.sidecar;
+        if (!ref.sidecar.empty()) {
+            const nlohmann::json meta = checkCheckpoint(ref.sidecar);
+            ctx.multiLabel = meta.value("task", "") == kTaskMultiLabel;
+            if (ctx.multiLabel && meta.contains("metrics") && meta["metrics"].contains("thresholds"))
+                ctx.thresholds = meta["metrics"]["thresholds"].get<std::vector<double>>();
+        }
         spec.head.numClasses = headRows(ref.model, backboneInfo(spec.arch));
         if (spec.head.numClasses < 1)
             throw EngineError(ref.model + ": no head weights for " + spec.arch);
@@ -181,8 +187,9 @@ void prepareVerification(ExportContext &ctx, PhaseTimer &timer)
     ctx.reference = referenceOutputs(ctx);
     ctx.verifyInput = options.preprocessing ? verify.pixels : verify.images;
 
-    const bool wantsAccuracy = hasFormat(options, "onnx-fp16") || hasFormat(options, "onnx-int8") ||
-                               hasFormat(options, "tflite-fp16") || hasFormat(options, "tflite-int8");
+    // Top-1 accuracy says nothing of a multi-label model: its variants are checked on agreement.
+    const bool wantsAccuracy = !ctx.multiLabel && (hasFormat(options, "onnx-fp16") || hasFormat(options, "onnx-int8") ||
+                                                   hasFormat(options, "tflite-fp16") || hasFormat(options, "tflite-int8"));
     if (wantsAccuracy && options.accuracyImages > 0 && !verifyDir.empty() && !verify.labels.empty() && verify.labels[0] >= 0) {
         ctx.control.report(0.1, "evaluating the original model");
         ctx.validation = loadImages(verifyDir, verifySplit, options.accuracyImages, false, ctx.transform, pixels);
@@ -202,6 +209,8 @@ void buildFp32Graph(ExportContext &ctx, PhaseTimer &timer)
     const BackboneInfo &info = ctx.info();
     ctx.source = {{"arch", info.name},
                   {"num_classes", spec.head.numClasses},
+                  {"task", ctx.multiLabel ? kTaskMultiLabel : kTaskSingleLabel},
+                  {"thresholds", ctx.thresholds},
                   {"in_channels", spec.inChannels},
                   {"labels", ctx.labels},
                   {"image_size", ctx.imageSize},
@@ -217,11 +226,14 @@ void buildFp32Graph(ExportContext &ctx, PhaseTimer &timer)
     graphOptions.inChannels = spec.inChannels;
     graphOptions.preprocessing = options.preprocessing;
     graphOptions.softmax = options.softmax;
+    graphOptions.sigmoid = ctx.multiLabel;
     graphOptions.mean = info.mean;
     graphOptions.std = info.std;
     graphOptions.metadata = {
         {"lathe.arch", info.name},
         {"lathe.labels", jsonText(ctx.labels)},
+        {"lathe.task", ctx.multiLabel ? kTaskMultiLabel : kTaskSingleLabel},
+        {"lathe.thresholds", jsonText(ctx.thresholds)},
         {"lathe.num_classes", std::to_string(spec.head.numClasses)},
         {"lathe.input_name", "input"},
         {"lathe.output_name", options.softmax ? "probabilities" : "logits"},

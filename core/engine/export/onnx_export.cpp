@@ -481,7 +481,9 @@ onnx::ModelProto buildOnnxModel(models::Classifier &model, const BackboneInfo &i
         throw EngineError("ONNX export: architecture family '" + info.family + "' (" + info.name + ") is not supported");
 
     const std::string outputName = options.softmax ? "probabilities" : "logits";
-    if (options.softmax) {
+    if (options.softmax && options.sigmoid) {
+        graph.renameOutput(graph.op("Sigmoid", {logits}, "sigmoid"), outputName);
+    } else if (options.softmax) {
         graph.renameOutput(graph.op("Softmax", {logits}, "softmax"), outputName);
         setInt(graph.lastNode(), "axis", 1);
     } else {

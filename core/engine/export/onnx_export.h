@@ -34,6 +34,7 @@ struct OnnxGraphOptions
     int inChannels = 3;
     bool preprocessing = false; // uint8 NHWC input, normalised inside the graph
     bool softmax = false;       // output probabilities instead of logits
+    bool sigmoid = false;       // with softmax: a multi-label model's per-class sigmoid instead
     std::array<float, 3> mean{0.485f, 0.456f, 0.406f};
     std::array<float, 3> std{0.229f, 0.224f, 0.225f};
     std::map<std::string, std::string> metadata; // metadata_props of the model

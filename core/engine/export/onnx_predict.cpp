@@ -28,6 +28,8 @@ struct Predictor
     TransformOptions transform;
     nlohmann::json labels;
     bool probabilities = false; // the file outputs probabilities (else logits)
+    bool multiLabel = false;    // per-class sigmoid scores; thresholds pick the label set
+    std::vector<double> thresholds;
     bool int8Pixels = false;    // TFLite INT8 with int8 input: pixel - 128
     std::string runtime;
     std::function<torch::Tensor(const torch::Tensor &)> run; // one prepared image -> [1, K] float
@@ -58,6 +60,10 @@ Predictor onnxPredictor(const std::string &path)
         p.labels = nlohmann::json::parse(need("lathe.labels"));
         pixels = need("lathe.input_layout").rfind("uint8", 0) == 0;
         p.probabilities = need("lathe.output_name") == "probabilities";
+        // Files exported before multi-label existed have neither key: single-label.
+        p.multiLabel = meta.count("lathe.task") && meta["lathe.task"] == "multi_label";
+        if (p.multiLabel)
+            p.thresholds = nlohmann::json::parse(need("lathe.thresholds")).get<std::vector<double>>();
     } catch (const EngineError &) {
         throw;
     } catch (const std::exception &e) {
@@ -98,6 +104,9 @@ Predictor tflitePredictor(const std::string &path)
         transform.std = meta.at("std").get<std::array<float, 3>>();
         p.labels = meta.at("labels");
         p.probabilities = meta.at("output").at("content") == "probabilities";
+        p.multiLabel = meta.value("task", "single_label") == "multi_label";
+        if (p.multiLabel)
+            p.thresholds = meta.at("thresholds").get<std::vector<double>>();
     } catch (const std::exception &e) {
         throw EngineError(path + ": malformed Lathe metadata (" + e.what() + ")");
     }
@@ -135,7 +144,9 @@ nlohmann::json predictWithOnnx(const OnnxPredictOptions &options)
         if (predictor.int8Pixels)
             x = (x.to(torch::kInt) - 128).to(torch::kChar);
         const torch::Tensor out = predictor.run(x).reshape({-1});
-        const torch::Tensor p = predictor.probabilities ? out : torch::softmax(out, 0);
+        const torch::Tensor p = predictor.probabilities ? out
+                                : predictor.multiLabel  ? torch::sigmoid(out)
+                                                        : torch::softmax(out, 0);
         const int k = std::min<int>(options.top, int(p.size(0)));
         auto top = p.topk(k);
         nlohmann::json list = nlohmann::json::array();
@@ -146,7 +157,23 @@ nlohmann::json predictWithOnnx(const OnnxPredictOptions &options)
                             {"label", index < std::int64_t(labels.size()) ? labels[std::size_t(index)] : nlohmann::json()},
                             {"probability", std::get<0>(top)[i].item<double>()}});
         }
-        predictions.push_back({{"image", image}, {"top", list}});
+        nlohmann::json entry = {{"image", image}, {"top", list}};
+        if (predictor.multiLabel) {
+            // The label set: every class whose score reaches its threshold, highest first.
+            if (predictor.thresholds.size() != std::size_t(p.size(0)))
+                throw EngineError(options.modelPath + ": " + std::to_string(predictor.thresholds.size()) +
+                                  " thresholds for " + std::to_string(p.size(0)) + " outputs");
+            const torch::Tensor order = std::get<1>(p.sort(0, /*descending=*/true));
+            nlohmann::json set = nlohmann::json::array();
+            for (std::int64_t i = 0; i < p.size(0); ++i) {
+                const std::int64_t index = order[i].item<std::int64_t>();
+                if (p[index].item<double>() >= predictor.thresholds[std::size_t(index)])
+                    set.push_back(index < std::int64_t(predictor.labels.size()) ? predictor.labels[std::size_t(index)]
+                                                                               : nlohmann::json(index));
+            }
+            entry["labels"] = set;
+        }
+        predictions.push_back(entry);
     }
     return {{"model", options.modelPath}, {"runtime", predictor.runtime}, {"predictions", predictions}};
 }

@@ -29,6 +29,7 @@ nlohmann::json crossValidate(RunConfig config, int folds, const std::string &out
     std::vector<std::string> runs;
     std::vector<double> metrics;
     std::vector<std::string> classes;
+    std::string task = "single_label";
     std::ostringstream oof;
     for (int k = 1; k <= folds; ++k) {
         const std::string runDir = (fs::path(outDir) / ("fold-" + std::to_string(k))).string();
@@ -57,12 +58,18 @@ nlohmann::json crossValidate(RunConfig config, int folds, const std::string &out
         evalControl.cancel = control.cancel;
         const EvalResult r = evaluate(e, evalControl);
         classes = r.classes;
-        metrics.push_back(r.metrics.value("top1", 0.0));
+        task = r.metrics.value("task", "single_label");
+        const bool multi = task == "multi_label";
+        // The metric of each fold: top-1, or a multi-label model's mAP.
+        metrics.push_back(r.metrics.value(multi ? "map" : "top1", 0.0));
         for (std::size_t i = 0; i < r.predictions.size(); ++i) {
             const Prediction &p = r.predictions[i];
-            oof << nlohmann::json{{"fold", k}, {"filename", p.filename}, {"sha256", p.sha256}, {"label", p.label},
-                                  {"probs", r.probabilities[i]}}.dump()
-                << '\n';
+            nlohmann::json row = {{"fold", k}, {"filename", p.filename}, {"sha256", p.sha256}, {"probs", r.probabilities[i]}};
+            if (multi)
+                row["labels"] = p.labels;
+            else
+                row["label"] = p.label;
+            oof << row.dump() << '\n';
         }
     }
 
@@ -72,10 +79,10 @@ nlohmann::json crossValidate(RunConfig config, int folds, const std::string &out
     double variance = 0;
     for (double m : metrics)
         variance += (m - mean) * (m - mean) / double(metrics.size());
-    const nlohmann::json summary = {{"task", "single_label"},
+    const nlohmann::json summary = {{"task", task},
                                     {"classes", classes},
                                     {"folds", folds},
-                                    {"metric", "val_top1"},
+                                    {"metric", task == "multi_label" ? "val_map" : "val_top1"},
                                     {"fold_metrics", metrics},
                                     {"mean", mean},
                                     {"std", std::sqrt(variance)},

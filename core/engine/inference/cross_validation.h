@@ -17,11 +17,13 @@ namespace lathe::engine {
 
 // Writes into outDir (created when missing):
 //   fold-1 ... fold-K         the runs (an unfinished one is resumed, a finished one kept)
-//   folds.json                {"task", "classes", "folds", "metric": "val_top1", "fold_metrics",
-//                              "mean", "std" (population), "runs", "split", "seed"}
-//   oof_predictions.jsonl     one {"fold", "filename", "sha256", "label", "probs"} per image
-// (docs/formats.md). fold_metrics are each fold's top-1 on its held-out fold, from the fold's
-// best checkpoint (last when it has none). Returns folds.json's object. config.data.folds and
+//   folds.json                {"task", "classes", "folds", "metric": "val_top1" (multi-label:
+//                              "val_map"), "fold_metrics", "mean", "std" (population), "runs",
+//                              "split", "seed"}
+//   oof_predictions.jsonl     one {"fold", "filename", "sha256", "label" (multi-label: "labels"),
+//                              "probs"} per image
+// (docs/formats.md). fold_metrics are each fold's top-1 (multi-label: macro mAP) on its
+// held-out fold, from the fold's best checkpoint (last when it has none). Returns folds.json's object. config.data.folds and
 // data.fold are set here; throws EngineError for folds < 2 or a failed fold, and Cancelled
 // when control's token is cancelled (the fold's run keeps a checkpoint to resume from).
 nlohmann::json crossValidate(RunConfig config, int folds, const std::string &outDir, const TrainControl &control = {});

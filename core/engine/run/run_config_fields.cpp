@@ -87,7 +87,8 @@ const std::vector<std::string> kOptimizers{"sgd", "adamw", "rmsprop"};
 const std::vector<std::string> kLosses{"cross_entropy", "focal", "bce", "asymmetric"};
 const std::vector<std::string> kSchedules{"constant", "step",           "multi_step", "exponential",
                                           "cosine",   "cosine_restarts", "one_cycle", "plateau"};
-const std::vector<std::string> kMetrics{"val_loss", "val_top1", "train_loss"};
+// val_map: multi-label datasets only (the trainer refuses it for others).
+const std::vector<std::string> kMetrics{"val_loss", "val_top1", "val_map", "train_loss"};
 const std::vector<std::string> kPrecisions{"fp32", "bf16", "fp16"};
 const std::vector<std::string> kBalance{"none", "class_weights", "balanced_sampler", "sqrt_sampler"};
 const std::vector<std::string> kFeatureCache{"off", "auto", "fixed_views"};

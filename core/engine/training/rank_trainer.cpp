@@ -125,6 +125,8 @@ void RankTrainer::setUp()
     if (c.ema.enabled)
         m_ema = std::make_unique<WeightEma>(*m_model, c.ema.decay);
     m_loss = std::make_unique<RunLoss>(c, m_s.multiLabel, m_s.trainCounts, m_s.trainImages, m_device);
+    if (m_loss->multiLabel() && isLeader())
+        emit({{event_key::kType, event_type::kLog}, {event_key::kMessage, "loss: " + m_loss->describe()}});
     if (!m_s.control.recordLogDir.empty()) {
         const std::string path = m_s.control.recordLogDir + "/records-rank-" + std::to_string(m_rank) + ".txt";
         m_recordLog.open(path, std::ios::app);

@@ -190,6 +190,13 @@ void prepare(RunSetup &s)
         if (shard.split == c.data.trainSplit)
             s.trainImages += std::int64_t(shard.records);
     s.multiLabel = s.manifest.task == kTaskMultiLabel;
+    if (!s.multiLabel)
+        for (const auto &[field, metric] : {std::pair<const char *, const std::string &>{"checkpoints.best_metric", c.checkpoints.bestMetric},
+                                            {"early_stopping.metric", c.earlyStopping.metric},
+                                            {"schedule.plateau_metric", c.schedule.plateauMetric}})
+            if (metric == "val_map")
+                throw EngineError(std::string(field) + ": val_map (mean average precision over labels) is for "
+                                  "multi-label datasets; " + c.data.shards + " is single-label (use val_top1)");
     if (c.data.folds > 0) {
         s.hasVal = true; // the held-out fold of the training split
     } else if (!c.data.valSplit.empty()) {
