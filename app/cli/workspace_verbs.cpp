@@ -77,13 +77,18 @@ void addImport(CLI::App &app, CliContext &context)
     cmd->add_option("--seed", params->seed, "Seed of the split assignment")->capture_default_str();
     cmd->add_option("--max-pixels", params->maxPixels, "Refuse images with more pixels than this")
         ->capture_default_str();
-    cmd->callback([&context, params, project, source, name] {
-        context.action = [&context, params, project, source, name] {
+    auto labels = std::make_shared<std::string>();
+    cmd->add_option("--labels", *labels,
+                    "Multi-label labels file (CSV path,labels with ';' or '|' between labels, or JSON lines): "
+                    "the images are its rows, relative to IMAGE_DIR");
+    cmd->callback([&context, params, project, source, name, labels] {
+        context.action = [&context, params, project, source, name, labels] {
             auto p = Project::open(QString::fromStdString(*project)); // checks and migrates the project
             params->databasePath = p->databasePath();
             p.reset();
             params->sourceDir = QString::fromStdString(*source);
             params->name = QString::fromStdString(*name);
+            params->labelsFile = QString::fromStdString(*labels);
             const workspace::ImportSummary summary = workspace::ImportJob::importFolder(*params, {});
             context.print(importJson(summary), "Imported " + *source + ": " + importText(summary));
             return 0;

@@ -79,7 +79,7 @@ engine::ImageFormat formatFromName(const QString &name)
 const QString kImageSelect = QStringLiteral(
     "SELECT i.id, i.rel_path, c.name, o.name, i.split, i.status, i.reason, i.size, i.width, i.height,"
     " i.channels, i.bit_depth, i.format, i.exif_orientation, i.sha256, i.excluded, i.near_dup_group,"
-    " i.near_dup_distance"
+    " i.near_dup_distance, i.labels_edited"
     " FROM images i"
     " LEFT JOIN classes c ON c.id = i.class_id"
     " LEFT JOIN classes o ON o.id = i.label_override_id ");
@@ -105,12 +105,26 @@ CatalogImage readImage(const QSqlQuery &query)
     image.excluded = query.value(15).toInt() != 0;
     image.nearDuplicateGroup = query.value(16).isNull() ? -1 : query.value(16).toInt();
     image.nearDuplicateDistance = query.value(17).isNull() ? -1 : query.value(17).toInt();
+    image.labelsEdited = query.value(18).toInt() != 0;
     return image;
 }
 
+// Label sets by image id, each sorted, from a query whose rows are (image id, label name)
+// ordered by label name.
+QHash<qint64, QStringList> readLabelSets(QSqlQuery &query)
+{
+    QHash<qint64, QStringList> sets;
+    while (query.next())
+        sets[query.value(0).toLongLong()].append(query.value(1).toString());
+    return sets;
+}
+
+const QString kLabelSetSelect = QStringLiteral(
+    "SELECT l.image_id, c.name FROM image_labels l JOIN classes c ON c.id = l.class_id ");
+
 const QString kDatasetSelect = QStringLiteral(
     "SELECT id, name, source_dir, folder_splits, seed, val_fraction, test_fraction, imported_at,"
-    " near_dup_threshold, near_dup_bits, shards_dir FROM datasets ");
+    " near_dup_threshold, near_dup_bits, shards_dir, task, labels_file FROM datasets ");
 
 DatasetInfo readDataset(const QSqlQuery &query)
 {
@@ -126,6 +140,8 @@ DatasetInfo readDataset(const QSqlQuery &query)
     info.nearDuplicateThreshold = query.value(8).toInt();
     info.nearDuplicateBits = query.value(9).toInt();
     info.shardsDir = query.value(10).toString();
+    info.task = query.value(11).toString();
+    info.labelsFile = query.value(12).toString();
     return info;
 }
 
@@ -248,6 +264,17 @@ QVector<CatalogImage> Catalog::images(int datasetId) const
     QVector<CatalogImage> result;
     while (query.next())
         result.append(readImage(query));
+    query.finish();
+
+    QSqlQuery labels = prepare(kLabelSetSelect + QStringLiteral("JOIN images i ON i.id = l.image_id"
+                                                                " WHERE i.dataset_id = ? ORDER BY c.name"));
+    labels.addBindValue(datasetId);
+    exec(labels);
+    const QHash<qint64, QStringList> sets = readLabelSets(labels);
+    if (!sets.isEmpty()) {
+        for (CatalogImage &image : result)
+            image.labels = sets.value(image.id);
+    }
     return result;
 }
 
@@ -256,24 +283,67 @@ CatalogImage Catalog::image(qint64 imageId) const
     QSqlQuery query = prepare(kImageSelect + QStringLiteral("WHERE i.id = ?"));
     query.addBindValue(imageId);
     exec(query);
-    return query.next() ? readImage(query) : CatalogImage{};
+    if (!query.next())
+        return {};
+    CatalogImage image = readImage(query);
+    query.finish();
+    QSqlQuery labels = prepare(kLabelSetSelect + QStringLiteral("WHERE l.image_id = ? ORDER BY c.name"));
+    labels.addBindValue(imageId);
+    exec(labels);
+    image.labels = readLabelSets(labels).value(imageId);
+    return image;
 }
 
 QVector<ClassCount> Catalog::classCounts(int datasetId) const
 {
+    // A single-label image counts for its class in effect; a multi-label one (no class folder)
+    // for each label of its set.
     QSqlQuery query = prepare(QStringLiteral(
-        "SELECT COALESCE(o.name, c.name) AS label, i.split, COUNT(*) FROM images i"
+        "SELECT label, split, COUNT(*) FROM ("
+        " SELECT COALESCE(o.name, c.name) AS label, i.split AS split FROM images i"
         " LEFT JOIN classes c ON c.id = i.class_id"
         " LEFT JOIN classes o ON o.id = i.label_override_id"
         " WHERE i.dataset_id = ? AND i.status = 'ok' AND i.excluded = 0"
         " AND COALESCE(o.name, c.name) IS NOT NULL"
-        " GROUP BY label, i.split"
-        " ORDER BY label, CASE i.split WHEN 'train' THEN 0 WHEN 'val' THEN 1 WHEN 'test' THEN 2 ELSE 3 END"));
+        " UNION ALL"
+        " SELECT c.name, i.split FROM image_labels l"
+        " JOIN images i ON i.id = l.image_id JOIN classes c ON c.id = l.class_id"
+        " WHERE i.dataset_id = ? AND i.status = 'ok' AND i.excluded = 0)"
+        " GROUP BY label, split"
+        " ORDER BY label, CASE split WHEN 'train' THEN 0 WHEN 'val' THEN 1 WHEN 'test' THEN 2 ELSE 3 END"));
+    query.addBindValue(datasetId);
     query.addBindValue(datasetId);
     exec(query);
     QVector<ClassCount> result;
     while (query.next())
         result.append({query.value(0).toString(), query.value(1).toString(), query.value(2).toInt()});
+    return result;
+}
+
+LabelCooccurrence Catalog::labelCooccurrence(int datasetId) const
+{
+    LabelCooccurrence result;
+    result.labels = classes(datasetId);
+    const int n = int(result.labels.size());
+    result.counts.fill(0, n * n);
+    QHash<QString, int> index;
+    for (int i = 0; i < n; ++i)
+        index.insert(result.labels.at(i), i);
+    QSqlQuery query = prepare(QStringLiteral(
+        "SELECT a.name, b.name, COUNT(*) FROM image_labels la"
+        " JOIN image_labels lb ON lb.image_id = la.image_id"
+        " JOIN images i ON i.id = la.image_id"
+        " JOIN classes a ON a.id = la.class_id JOIN classes b ON b.id = lb.class_id"
+        " WHERE i.dataset_id = ? AND i.status = 'ok' AND i.excluded = 0"
+        " GROUP BY la.class_id, lb.class_id"));
+    query.addBindValue(datasetId);
+    exec(query);
+    while (query.next()) {
+        const int row = index.value(query.value(0).toString(), -1);
+        const int column = index.value(query.value(1).toString(), -1);
+        if (row >= 0 && column >= 0)
+            result.counts[row * n + column] = query.value(2).toInt();
+    }
     return result;
 }
 
@@ -330,10 +400,11 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
         QSqlQuery query = prepare(summary.datasetId == 0
                                       ? QStringLiteral("INSERT INTO datasets(source_dir, folder_splits, seed, val_fraction,"
                                                        " test_fraction, imported_at, near_dup_threshold, near_dup_bits,"
-                                                       " name) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                                       " task, labels_file, name) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                                       : QStringLiteral("UPDATE datasets SET source_dir = ?, folder_splits = ?, seed = ?,"
                                                        " val_fraction = ?, test_fraction = ?, imported_at = ?,"
-                                                       " near_dup_threshold = ?, near_dup_bits = ? WHERE name = ?"));
+                                                       " near_dup_threshold = ?, near_dup_bits = ?, task = ?,"
+                                                       " labels_file = ? WHERE name = ?"));
         query.addBindValue(sourceDir);
         query.addBindValue(scan.folderSplits ? 1 : 0);
         query.addBindValue(toStoredBits(options.seed));
@@ -342,13 +413,16 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
         query.addBindValue(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
         query.addBindValue(scan.nearDuplicateDistance);
         query.addBindValue(scan.nearDuplicateDistance > 0 ? scan.hashBits : 0);
+        query.addBindValue(QLatin1String(scan.multiLabel ? "multi_label" : "single_label"));
+        query.addBindValue(scan.multiLabel ? QDir::cleanPath(fromStd(options.labelsFile)) : QStringLiteral(""));
         query.addBindValue(name);
         exec(query);
         if (summary.datasetId == 0)
             summary.datasetId = query.lastInsertId().toInt();
     }
 
-    // Classes: every class folder of the scan, plus any class an image names.
+    // Classes: every class folder of the scan, plus any class an image names (a multi-label
+    // image: each label of its set).
     QHash<QString, int> classIds;
     {
         QSqlQuery query = prepare(QStringLiteral("SELECT name, id FROM classes WHERE dataset_id = ?"));
@@ -363,6 +437,8 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     for (const engine::ScannedImage &image : scan.images) {
         if (!image.className.empty())
             scannedClasses.insert(fromStd(image.className));
+        for (const std::string &label : image.labels)
+            scannedClasses.insert(fromStd(label));
     }
     {
         QSqlQuery insert = prepare(QStringLiteral("INSERT INTO classes(dataset_id, name) VALUES(?, ?)"));
@@ -384,17 +460,33 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
         qint64 size = 0;
         qint64 mtimeNs = 0;
         bool seen = false;
+        QString sha256;
+        bool labelsEdited = false;
     };
     QHash<QString, Existing> existing;
     {
-        QSqlQuery query = prepare(QStringLiteral("SELECT rel_path, id, size, mtime_ns FROM images WHERE dataset_id = ?"));
+        QSqlQuery query = prepare(QStringLiteral(
+            "SELECT rel_path, id, size, mtime_ns, sha256, labels_edited FROM images WHERE dataset_id = ?"));
         query.addBindValue(summary.datasetId);
         exec(query);
         while (query.next()) {
             existing.insert(query.value(0).toString(),
-                            {query.value(1).toLongLong(), query.value(2).toLongLong(), query.value(3).toLongLong(), false});
+                            {query.value(1).toLongLong(), query.value(2).toLongLong(), query.value(3).toLongLong(),
+                             false, query.value(4).toString(), query.value(5).toInt() != 0});
         }
     }
+    // The label sets in effect, to write only those that change.
+    QHash<qint64, QStringList> labelSets;
+    {
+        QSqlQuery query = prepare(kLabelSetSelect + QStringLiteral("JOIN images i ON i.id = l.image_id"
+                                                                   " WHERE i.dataset_id = ? ORDER BY c.name"));
+        query.addBindValue(summary.datasetId);
+        exec(query);
+        labelSets = readLabelSets(query);
+    }
+    QSqlQuery clearLabels = prepare(QStringLiteral("DELETE FROM image_labels WHERE image_id = ?"));
+    QSqlQuery addLabel = prepare(QStringLiteral("INSERT INTO image_labels(image_id, class_id) VALUES(?, ?)"));
+    QSqlQuery clearEdited = prepare(QStringLiteral("UPDATE images SET labels_edited = 0 WHERE id = ?"));
 
     std::vector<int> nearGroup(scan.images.size(), -1);
     std::vector<int> nearDistance(scan.images.size(), -1);
@@ -476,6 +568,26 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
             ++(same ? summary.unchanged : summary.changed);
         }
         exec(query);
+        const qint64 imageId = isNew ? query.lastInsertId().toLongLong() : found->id;
+
+        // The label set: the scan's (the labels file's), unless the user edited this picture's.
+        QStringList labels;
+        for (const std::string &label : image.labels)
+            labels << fromStd(label);
+        const bool keepEdit = !isNew && found->labelsEdited && found->sha256 == sha256 && scan.multiLabel;
+        if (!keepEdit && labelSets.value(imageId) != labels) {
+            clearLabels.bindValue(0, imageId);
+            exec(clearLabels);
+            for (const QString &label : std::as_const(labels)) {
+                addLabel.bindValue(0, imageId);
+                addLabel.bindValue(1, classIds.value(label));
+                exec(addLabel);
+            }
+        }
+        if (!keepEdit && !isNew && found->labelsEdited) {
+            clearEdited.bindValue(0, imageId);
+            exec(clearEdited);
+        }
         switch (image.status) {
         case engine::ImageStatus::Ok:
             ++summary.ok;
@@ -501,15 +613,17 @@ ImportSummary Catalog::applyScan(const QString &name, const engine::ScanOptions 
     }
 
     // Every image row now belongs to the scan, so a class the scan does not name has no image;
-    // it stays while a relabel points to it.
+    // it stays while a relabel or an edited label set points to it.
     {
         QSqlQuery remove = prepare(QStringLiteral(
-            "DELETE FROM classes WHERE id = ? AND NOT EXISTS (SELECT 1 FROM images WHERE label_override_id = ?)"));
+            "DELETE FROM classes WHERE id = ? AND NOT EXISTS (SELECT 1 FROM images WHERE label_override_id = ?)"
+            " AND NOT EXISTS (SELECT 1 FROM image_labels WHERE class_id = ?)"));
         for (auto it = classIds.cbegin(); it != classIds.cend(); ++it) {
             if (scannedClasses.contains(it.key()))
                 continue;
             remove.bindValue(0, it.value());
             remove.bindValue(1, it.value());
+            remove.bindValue(2, it.value());
             exec(remove);
         }
     }
@@ -540,7 +654,8 @@ void Catalog::setExcluded(qint64 imageId, bool excluded)
 void Catalog::relabel(qint64 imageId, const QString &className)
 {
     QSqlQuery find = prepare(QStringLiteral(
-        "SELECT i.class_id, d.id, d.name, i.rel_path FROM images i JOIN datasets d ON d.id = i.dataset_id WHERE i.id = ?"));
+        "SELECT i.class_id, d.id, d.name, i.rel_path, d.task FROM images i JOIN datasets d ON d.id = i.dataset_id"
+        " WHERE i.id = ?"));
     find.addBindValue(imageId);
     exec(find);
     if (!find.next())
@@ -549,7 +664,12 @@ void Catalog::relabel(qint64 imageId, const QString &className)
     const int dataset = find.value(1).toInt();
     const QString datasetName = find.value(2).toString();
     const QString relPath = find.value(3).toString();
+    const bool multiLabel = find.value(4).toString() == QLatin1String("multi_label");
     find.finish();
+    if (multiLabel)
+        throw WorkspaceError(tr("%1: cannot relabel it as \"%2\": dataset \"%3\" is multi-label; edit the image's "
+                                "label set instead")
+                                 .arg(relPath, className, datasetName));
 
     QSqlQuery lookup = prepare(QStringLiteral("SELECT id FROM classes WHERE dataset_id = ? AND name = ?"));
     lookup.addBindValue(dataset);
@@ -566,6 +686,61 @@ void Catalog::relabel(qint64 imageId, const QString &className)
     query.addBindValue(isFolderClass ? QVariant(QMetaType::fromType<int>()) : QVariant(classId));
     query.addBindValue(imageId);
     exec(query);
+}
+
+void Catalog::setLabels(qint64 imageId, const QStringList &labels)
+{
+    Transaction transaction(m_db);
+    if (!transaction.begin())
+        fail(transaction.lastError());
+    QSqlQuery find = prepare(QStringLiteral(
+        "SELECT d.id, d.name, i.rel_path, d.task FROM images i JOIN datasets d ON d.id = i.dataset_id WHERE i.id = ?"));
+    find.addBindValue(imageId);
+    exec(find);
+    if (!find.next())
+        throw WorkspaceError(tr("No image %1 in the catalog; it may have been removed by a re-import").arg(imageId));
+    const int dataset = find.value(0).toInt();
+    const QString datasetName = find.value(1).toString();
+    const QString relPath = find.value(2).toString();
+    const bool multiLabel = find.value(3).toString() == QLatin1String("multi_label");
+    find.finish();
+    if (!multiLabel)
+        throw WorkspaceError(tr("%1: dataset \"%2\" has one class per image (its class folders); relabel the image "
+                                "instead of giving it a label set")
+                                 .arg(relPath, datasetName));
+    QStringList sorted = labels;
+    sorted.sort();
+    sorted.removeDuplicates();
+    if (sorted.isEmpty())
+        throw WorkspaceError(tr("%1: an image needs at least one label; exclude it instead").arg(relPath));
+
+    QVector<int> classIds;
+    QSqlQuery lookup = prepare(QStringLiteral("SELECT id FROM classes WHERE dataset_id = ? AND name = ?"));
+    for (const QString &label : std::as_const(sorted)) {
+        lookup.bindValue(0, dataset);
+        lookup.bindValue(1, label);
+        exec(lookup);
+        if (!lookup.next())
+            throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
+                                     .arg(relPath, label, datasetName));
+        classIds.append(lookup.value(0).toInt());
+        lookup.finish();
+    }
+
+    QSqlQuery clear = prepare(QStringLiteral("DELETE FROM image_labels WHERE image_id = ?"));
+    clear.addBindValue(imageId);
+    exec(clear);
+    QSqlQuery add = prepare(QStringLiteral("INSERT INTO image_labels(image_id, class_id) VALUES(?, ?)"));
+    for (int classId : std::as_const(classIds)) {
+        add.bindValue(0, imageId);
+        add.bindValue(1, classId);
+        exec(add);
+    }
+    QSqlQuery edited = prepare(QStringLiteral("UPDATE images SET labels_edited = 1 WHERE id = ?"));
+    edited.addBindValue(imageId);
+    exec(edited);
+    if (!transaction.commit())
+        fail(transaction.lastError());
 }
 
 void Catalog::writeRejectedCsv(int datasetId, const QString &path) const

@@ -29,6 +29,12 @@ struct DatasetInfo
     int nearDuplicateThreshold = 0;
     int nearDuplicateBits = 0;
     QString shardsDir; // the folder of the latest conversion to shards; empty when none was recorded
+    // "single_label" (class folders: one class per image) or "multi_label" (imported with a labels
+    // file: a label set per image, CatalogImage::labels).
+    QString task = QStringLiteral("single_label");
+    QString labelsFile; // the labels file of a multi-label import (absolute); empty for class folders
+
+    bool multiLabel() const { return task == QLatin1String("multi_label"); }
 };
 
 // One image row of the catalog.
@@ -37,7 +43,11 @@ struct CatalogImage
     qint64 id = 0;
     QString relPath;     // relative to the dataset's source folder
     QString folderClass; // the class folder the file is in
-    QString className;   // the label in effect: a relabel, else folderClass
+    QString className;   // the label in effect: a relabel, else folderClass (empty in a multi-label dataset)
+    // A multi-label dataset's label set in effect, sorted: the labels file's, or the user's edit
+    // (labelsEdited). Empty in a single-label dataset.
+    QStringList labels;
+    bool labelsEdited = false;
     QString split;       // train, val or test
     QString status;      // ok, rejected, duplicate
     QString reason;
@@ -62,6 +72,16 @@ struct ClassCount
     QString className;
     QString split;
     int count = 0;
+};
+
+// How often the labels of a multi-label dataset go together: count(a, b) usable images carry
+// both label a and label b; count(a, a) is how many carry a.
+struct LabelCooccurrence
+{
+    QStringList labels; // sorted: the dataset's classes
+    QVector<int> counts; // labels.size() x labels.size(), row-major, symmetric
+
+    int count(int row, int column) const { return counts.value(row * int(labels.size()) + column); }
 };
 
 // What an import changed: Catalog::applyScan's, and an ImportJob's result
@@ -97,14 +117,21 @@ public:
     QStringList classes(int datasetId) const; // sorted
     QVector<CatalogImage> images(int datasetId) const; // ordered by relPath
     CatalogImage image(qint64 imageId) const;
-    QVector<ClassCount> classCounts(int datasetId) const; // usable images per class and split
+    // Usable images per class and split; for a multi-label dataset, per label (an image counts
+    // once for each label of its set).
+    QVector<ClassCount> classCounts(int datasetId) const;
+    // Label pairs over a multi-label dataset's usable images (every split); empty counts for a
+    // single-label dataset.
+    LabelCooccurrence labelCooccurrence(int datasetId) const;
 
     // The previous scan of a dataset, for ScanOptions::previous (incremental re-import).
     std::vector<engine::ScannedImage> previousScan(int datasetId) const;
 
     // Creates or updates the dataset called name from a scan, in one transaction: rows of
     // files that are gone are deleted, new and changed files are inserted or updated, and
-    // exclusions and relabels of files that did not change are kept.
+    // exclusions and relabels of files that did not change are kept. A scan from a labels file
+    // (ScanResult::multiLabel) makes a multi-label dataset: each image's label set is the file's,
+    // except where the user edited it and the file's content did not change.
     ImportSummary applyScan(const QString &name, const engine::ScanOptions &options, const engine::ScanResult &scan);
 
     // Records dir as the dataset's latest conversion to shards (DatasetInfo::shardsDir).
@@ -112,7 +139,11 @@ public:
 
     void setExcluded(qint64 imageId, bool excluded);
     // className must be one of the dataset's classes; relabel to the folder class clears it.
+    // Refused for an image of a multi-label dataset (setLabels).
     void relabel(qint64 imageId, const QString &className);
+    // Replaces the label set of an image of a multi-label dataset (in one transaction): at least
+    // one label, each one of the dataset's classes. Refused for a single-label dataset (relabel).
+    void setLabels(qint64 imageId, const QStringList &labels);
 
     // Rejected and duplicate files with their reasons: relative path, status, reason.
     void writeRejectedCsv(int datasetId, const QString &path) const;
@@ -132,3 +163,4 @@ QString csvField(const QString &field);
 } // namespace lathe::workspace
 
 Q_DECLARE_METATYPE(lathe::workspace::ImportSummary)
+Q_DECLARE_METATYPE(lathe::workspace::LabelCooccurrence)

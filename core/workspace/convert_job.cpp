@@ -23,13 +23,25 @@ void ConvertJob::applyCatalog(engine::ConvertOptions &options) const
     const int id = catalog.datasetId(m_params.datasetName);
     if (id == 0)
         throw WorkspaceError(tr("%1: the project has no dataset \"%2\"").arg(m_params.databasePath, m_params.datasetName));
-    if (QDir::cleanPath(catalog.dataset(id).sourceDir) == QString::fromStdString(options.scan.root))
+    const DatasetInfo dataset = catalog.dataset(id);
+    if (QDir::cleanPath(dataset.sourceDir) == QString::fromStdString(options.scan.root))
         options.scan.previous = catalog.previousScan(id);
+    // A multi-label dataset is scanned from its labels file again, and its images get the
+    // catalog's label sets (the user's edits included) instead of the file's.
+    if (dataset.multiLabel() && options.scan.labelsFile.empty())
+        options.scan.labelsFile = dataset.labelsFile.toStdString();
     for (const CatalogImage &image : catalog.images(id)) {
-        if (image.excluded)
+        if (image.excluded) {
             options.excluded.insert(image.relPath.toStdString());
-        else if (image.className != image.folderClass)
+        } else if (dataset.multiLabel()) {
+            if (image.status != QLatin1String("ok") || image.labels.isEmpty())
+                continue;
+            std::vector<std::string> &labels = options.labelSets[image.relPath.toStdString()];
+            for (const QString &label : image.labels)
+                labels.push_back(label.toStdString());
+        } else if (image.className != image.folderClass) {
             options.relabels[image.relPath.toStdString()] = image.className.toStdString();
+        }
     }
 }
 
@@ -54,6 +66,7 @@ QVariant ConvertJob::execute()
     options.maxSide = qMax(m_params.maxSide, 0);
     options.quality = m_params.quality;
     options.shuffleSeed = m_params.seed;
+    options.scan.labelsFile = m_params.labelsFile.toStdString();
     if (!m_params.databasePath.isEmpty() && !m_params.datasetName.isEmpty())
         applyCatalog(options);
 
@@ -68,6 +81,7 @@ QVariant ConvertJob::execute()
     for (const engine::ShardInfo &shard : manifest.shards)
         summary.bytes += qint64(shard.bytes);
     summary.rejected = qint64(manifest.rejected.size());
+    summary.multiLabel = manifest.task == engine::kTaskMultiLabel;
     summary.classes.reserve(int(manifest.classes.size()));
     for (const std::string &name : manifest.classes)
         summary.classes << QString::fromStdString(name);

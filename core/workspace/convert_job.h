@@ -20,6 +20,7 @@ struct ConvertSummary
     qint64 bytes = 0;    // total of the shards
     qint64 rejected = 0; // files left out
     QStringList classes;
+    bool multiLabel = false; // the shards hold label sets (dataset.json "task": "multi_label")
 };
 
 // Converts an image folder to record shards (engine::convertFolder) on this job's worker
@@ -36,7 +37,8 @@ public:
         QString sourceDir;
         QString outDir;  // must not exist, or be an empty folder
         // When both are given, the catalog's dataset of that name supplies its scan (files
-        // that did not change are not decoded again) and the user's exclusions and relabels.
+        // that did not change are not decoded again) and the user's exclusions and relabels;
+        // for a multi-label dataset, its labels file and its images' label sets.
         QString databasePath;
         QString datasetName;
         // Used when the folder has no train/val/test folders; with the catalog's values the
@@ -49,6 +51,9 @@ public:
         qint64 shardRecords = 0; // ... unless > 0: records per shard
         int maxSide = 0;         // > 0: re-encode images whose longer side is larger as JPEG ...
         int quality = 90;        // ... with this quality
+        // A multi-label labels file (empty: the catalog dataset's, if it is multi-label; else
+        // class folders).
+        QString labelsFile;
     };
 
     explicit ConvertJob(Params params, QObject *parent = nullptr);

@@ -36,6 +36,8 @@ ImportSummary ImportJob::importFolder(const Params &params, const engine::TaskCo
     options.valFraction = params.valFraction;
     options.testFraction = params.testFraction;
     options.seed = params.seed;
+    if (!params.labelsFile.isEmpty())
+        options.labelsFile = QDir::cleanPath(QFileInfo(params.labelsFile).absoluteFilePath()).toStdString();
     // Files are only taken over unread from the same folder: same relative path elsewhere is
     // another file.
     if (const int existing = catalog.datasetId(name);

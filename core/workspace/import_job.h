@@ -8,7 +8,8 @@ namespace lathe::workspace {
 // Imports (or re-imports, incrementally) an image folder into a project's catalog: scans it
 // with engine::scanFolder on this job's worker thread, using its own database connection,
 // then applies the result in one transaction. Cancelling during the scan leaves the catalog
-// exactly as it was. Result: ImportSummary (catalog.h).
+// exactly as it was. With a labels file the dataset is multi-label: each image listed has a
+// label set, and each bad row of the file is a rejected entry with its line and reason. Result: ImportSummary (catalog.h).
 class ImportJob : public Job
 {
     Q_OBJECT
@@ -23,6 +24,9 @@ public:
         double testFraction = 0.1;
         quint64 seed = 0;
         qint64 maxPixels = 100'000'000;
+        // A multi-label labels file (CSV or JSON lines; engine::readLabelsFile): the images are
+        // its rows, relative to sourceDir, each with its label set; empty: class folders.
+        QString labelsFile;
     };
 
     explicit ImportJob(Params params, QObject *parent = nullptr);

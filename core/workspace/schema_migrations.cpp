@@ -131,6 +131,23 @@ const std::vector<Migration> &projectMigrations()
           {QStringLiteral("datasets"), QStringLiteral("near_dup_threshold"), QStringLiteral("INTEGER NOT NULL DEFAULT 0")},
           {QStringLiteral("datasets"), QStringLiteral("near_dup_bits"), QStringLiteral("INTEGER NOT NULL DEFAULT 0")},
           {QStringLiteral("datasets"), QStringLiteral("shards_dir"), QStringLiteral("TEXT NOT NULL DEFAULT ''")}}},
+        // Multi-label datasets, imported from an image folder and a labels file: a dataset says
+        // its task ('single_label': one class folder per image; 'multi_label') and the labels file
+        // it was imported from (absolute; '' for class folders). image_labels holds each image's
+        // label set in effect (the labels file's, or the user's edit: labels_edited, kept by a
+        // re-import while the file's content is the same); looked up per image, and per class so
+        // that deleting a class need not scan every row. IF NOT EXISTS: a database whose
+        // user_version was set back by hand runs this step again.
+        {6,
+         {QStringLiteral("CREATE TABLE IF NOT EXISTS image_labels ("
+                         " image_id INTEGER NOT NULL REFERENCES images(id) ON DELETE CASCADE,"
+                         " class_id INTEGER NOT NULL REFERENCES classes(id),"
+                         " PRIMARY KEY(image_id, class_id)) WITHOUT ROWID"),
+          QStringLiteral("CREATE INDEX IF NOT EXISTS image_labels_by_class ON image_labels(class_id)")},
+         {{QStringLiteral("datasets"), QStringLiteral("task"),
+           QStringLiteral("TEXT NOT NULL DEFAULT 'single_label' CHECK(task IN ('single_label', 'multi_label'))")},
+          {QStringLiteral("datasets"), QStringLiteral("labels_file"), QStringLiteral("TEXT NOT NULL DEFAULT ''")},
+          {QStringLiteral("images"), QStringLiteral("labels_edited"), QStringLiteral("INTEGER NOT NULL DEFAULT 0")}}},
     };
     return migrations;
 }
