@@ -128,6 +128,13 @@ Predicted: %2
             <numerusform>%n records could not be read and were left out.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1, %2 checkpoint (step %3), %4 split%5, multi-label: mAP %6 (micro %7) over %n image(s); evaluated %8.</source>
+        <translation>
+            <numerusform>%1, %2 checkpoint (step %3), %4 split%5, multi-label: mAP %6 (micro %7) over %n image; evaluated %8.</numerusform>
+            <numerusform>%1, %2 checkpoint (step %3), %4 split%5, multi-label: mAP %6 (micro %7) over %n images; evaluated %8.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::FilePredictionPanel</name>
@@ -238,6 +245,13 @@ Predicted: %2
         <translation>
             <numerusform>All %n image, highest loss first.</numerusform>
             <numerusform>All %n images, highest loss first.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Carrying %1, falsely predicted %2: %n image(s), highest loss first.</source>
+        <translation>
+            <numerusform>Carrying %1, falsely predicted %2: %n image, highest loss first.</numerusform>
+            <numerusform>Carrying %1, falsely predicted %2: %n images, highest loss first.</numerusform>
         </translation>
     </message>
 </context>

@@ -1867,6 +1867,32 @@ Predicted: %2
         <source>Next: Train a Model on the Train Page</source>
         <translation>下一步：在训练页训练模型</translation>
     </message>
+    <message>
+        <source>False Positives</source>
+        <translation>误报</translation>
+    </message>
+    <message>
+        <source>Per Label</source>
+        <translation>按标签</translation>
+    </message>
+    <message>
+        <source>Rows: a label the images carry; columns: a label predicted for them that they do not carry. Normalised: the share of the row label&apos;s images. Click a cell to list its images.</source>
+        <translation>行：图像带有的标签；列：为这些图像预测、但它们并不带有的标签。归一化：占带有行标签的图像的比例。点击单元格可列出其图像。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %2 checkpoint (step %3), %4 split%5, multi-label: mAP %6 (micro %7) over %n image(s); evaluated %8.</source>
+        <translation>
+            <numerusform>%1，%2 检查点（第 %3 步），%4 划分%5，多标签：在 %n 张图像上 mAP %6（微平均 %7）；评估于 %8。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>F1 micro %1, macro %2 at the tuned thresholds.</source>
+        <translation>调优阈值下 F1 微平均 %1，宏平均 %2。</translation>
+    </message>
+    <message>
+        <source>F1 micro %1, macro %2 at the edited thresholds.</source>
+        <translation>编辑后的阈值下 F1 微平均 %1，宏平均 %2。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ExportPage</name>
@@ -2936,6 +2962,45 @@ written %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::LabelPrPlot</name>
+    <message>
+        <source>Recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>%1 (AP %2)</source>
+        <translation>%1（AP %2）</translation>
+    </message>
+    <message>
+        <source>%1 (no positives)</source>
+        <translation>%1（无正样本）</translation>
+    </message>
+    <message>
+        <source>Threshold %1</source>
+        <translation>阈值 %1</translation>
+    </message>
+    <message>
+        <source>Select a label in the table to see its precision-recall curve.</source>
+        <translation>在表格中选择一个标签，查看它的精确率-召回率曲线。</translation>
+    </message>
+    <message>
+        <source>%1 has no image in this split: it has no precision-recall curve.</source>
+        <translation>%1 在此划分中没有图像：它没有精确率-召回率曲线。</translation>
+    </message>
+    <message>
+        <source>Precision-recall curve of %1.</source>
+        <translation>%1 的精确率-召回率曲线。</translation>
+    </message>
+    <message>
+        <source>%1 at threshold %2: precision %3, recall %4 (the red dot). Lower thresholds move along the curve to the right: more recall, usually less precision.</source>
+        <translation>%1 在阈值 %2 下：精确率 %3，召回率 %4（红点）。阈值越低，点沿曲线越往右：召回率更高，精确率通常更低。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::LrFinderPanel</name>
     <message>
         <source>Learning-Rate Finder</source>
@@ -3542,6 +3607,84 @@ written %2</source>
     </message>
 </context>
 <context>
+    <name>lathe::ui::MultiLabelMetricsModel</name>
+    <message>
+        <source>micro avg</source>
+        <translation>微平均</translation>
+    </message>
+    <message>
+        <source>macro avg</source>
+        <translation>宏平均</translation>
+    </message>
+    <message>
+        <source>no positives</source>
+        <translation>无正样本</translation>
+    </message>
+    <message>
+        <source>The checkpoint&apos;s F1-tuned threshold. Double-click to change it.</source>
+        <translation>检查点按 F1 调优的阈值。双击可修改。</translation>
+    </message>
+    <message>
+        <source>Edited; the checkpoint&apos;s tuned threshold is %1.</source>
+        <translation>已编辑；检查点调优的阈值为 %1。</translation>
+    </message>
+    <message>
+        <source>Evaluate again to edit the thresholds: this evaluation was stored without its scores.</source>
+        <translation>请重新评估以编辑阈值：此评估保存时没有保留分数。</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>AP</source>
+        <translation>AP</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精确率</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>召回率</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>Support</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>Predicted</source>
+        <translation>预测数</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::MultiLabelPanel</name>
+    <message>
+        <source>Reset to Tuned</source>
+        <translation>重置为调优值</translation>
+    </message>
+    <message>
+        <source>Put back every label&apos;s threshold that the checkpoint was tuned with (the one that maximised its F1 on the validation split).</source>
+        <translation>恢复检查点调优得到的每个标签的阈值（在验证划分上使其 F1 最大的阈值）。</translation>
+    </message>
+    <message>
+        <source>Precision, recall and F1 at each label&apos;s threshold (a label is predicted when its score reaches it). Double-click a threshold to change it: the table, the averages and the false positives follow at once.</source>
+        <translation>各标签在其阈值下的精确率、召回率和 F1（分数达到阈值即预测该标签）。双击阈值可修改：表格、平均值和误报会立即随之更新。</translation>
+    </message>
+    <message>
+        <source>This evaluation was stored without its scores: evaluate again to edit the thresholds.</source>
+        <translation>此评估保存时没有保留分数：请重新评估以编辑阈值。</translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::NearDuplicateGroupModel</name>
     <message numerus="yes">
         <source>%n image(s): %1</source>
@@ -3650,6 +3793,30 @@ Loss: %5</source>
 真实：%2
 预测：%3（%4）
 损失：%5</translation>
+    </message>
+    <message numerus="yes">
+        <source>Carrying %1, falsely predicted %2: %n image(s), highest loss first.</source>
+        <translation>
+            <numerusform>带有 %1，误预测为 %2：%n 张图像，按损失从高到低排列。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>(no label)</source>
+        <translation>（无标签）</translation>
+    </message>
+    <message>
+        <source>%1
+Labels: %2
+Highest scores: %3
+Loss: %4</source>
+        <translation>%1
+标签：%2
+最高分数：%3
+损失：%4</translation>
     </message>
 </context>
 <context>

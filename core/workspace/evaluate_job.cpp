@@ -25,6 +25,9 @@ QVariant EvaluateJob::execute()
     options.batchSize = m_params.batchSize;
     options.topK = m_params.topK;
     options.threads = m_params.threads;
+    // The store keeps a multi-label evaluation's scores, from which the page recomputes its
+    // metrics at edited thresholds (N x K floats: small beside the images).
+    options.keepProbabilities = true;
 
     const engine::EvalResult evaluation = engine::evaluate(options, taskControl(tr("Evaluating")));
     checkCancel();

@@ -44,8 +44,17 @@ qint64 EvaluationStore::store(const QString &databasePath, const QString &runDir
         QSqlQuery row = connection.prepare(
             QStringLiteral("INSERT INTO predictions (evaluation_id, record, filename, label, pred, prob, loss, top_json)"
                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
-        for (const engine::Prediction &p : result.predictions) {
-            const nlohmann::json top = {{"classes", p.topClasses}, {"probs", p.topProbs}};
+        // A multi-label evaluation also keeps each image's label set and every class's score:
+        // the Evaluate page recomputes its metrics from them at thresholds the user edits.
+        const bool multiLabel = result.metrics.value("task", std::string()) == "multi_label";
+        const bool keepScores = multiLabel && result.probabilities.size() == result.predictions.size();
+        for (std::size_t i = 0; i < result.predictions.size(); ++i) {
+            const engine::Prediction &p = result.predictions[i];
+            nlohmann::json top = {{"classes", p.topClasses}, {"probs", p.topProbs}};
+            if (multiLabel)
+                top["labels"] = p.labels;
+            if (keepScores)
+                top["scores"] = result.probabilities[i];
             row.bindValue(0, id);
             row.bindValue(1, qint64(p.record));
             row.bindValue(2, QString::fromStdString(p.filename));
@@ -98,6 +107,8 @@ StoredEvaluation EvaluationStore::load(const QString &databasePath, qint64 evalu
         "SELECT record, filename, label, loss, top_json FROM predictions WHERE evaluation_id = ? ORDER BY record"));
     rows.addBindValue(evaluationId);
     connection.exec(rows);
+    std::vector<std::vector<float>> scores;
+    const std::size_t classCount = stored.result.classes.size();
     while (rows.next()) {
         engine::Prediction p;
         p.record = rows.value(0).toULongLong();
@@ -108,6 +119,9 @@ StoredEvaluation EvaluationStore::load(const QString &databasePath, qint64 evalu
         try {
             p.topClasses = top.at("classes").get<std::vector<int>>();
             p.topProbs = top.at("probs").get<std::vector<float>>();
+            p.labels = top.contains("labels") ? top.at("labels").get<std::vector<int>>() : std::vector<int>{p.label};
+            if (top.contains("scores"))
+                scores.push_back(top.at("scores").get<std::vector<float>>());
         } catch (const std::exception &e) {
             throw WorkspaceError(tr("%1: prediction %2 of evaluation %3 is malformed (%4)")
                                      .arg(databasePath)
@@ -122,8 +136,26 @@ StoredEvaluation EvaluationStore::load(const QString &databasePath, qint64 evalu
                                      .arg(evaluationId)
                                      .arg(p.topClasses.size())
                                      .arg(p.topProbs.size()));
+        for (int c : p.labels)
+            if (c < 0 || std::size_t(c) >= classCount)
+                throw WorkspaceError(tr("%1: prediction %2 of evaluation %3 has label %4 outside the %5 classes")
+                                         .arg(databasePath)
+                                         .arg(p.record)
+                                         .arg(evaluationId)
+                                         .arg(c)
+                                         .arg(classCount));
+        if (!scores.empty() && scores.back().size() != classCount)
+            throw WorkspaceError(tr("%1: prediction %2 of evaluation %3 has %4 scores for %5 classes")
+                                     .arg(databasePath)
+                                     .arg(p.record)
+                                     .arg(evaluationId)
+                                     .arg(scores.back().size())
+                                     .arg(classCount));
         stored.result.predictions.push_back(std::move(p));
     }
+    // Scores for every image or none (an evaluation stored without them shows its metrics only).
+    if (scores.size() == stored.result.predictions.size())
+        stored.result.probabilities = std::move(scores);
     return stored;
 }
 

@@ -18,7 +18,10 @@ struct StoredEvaluation
     QString checkpoint; // as asked: "best", "last" or a file
     QString split;
     QString created;    // ISO 8601, UTC
-    engine::EvalResult result; // classes, metrics, predictions by record
+    // classes, metrics, predictions by record (with their label sets); for a multi-label
+    // evaluation also probabilities: every class's score per prediction (empty when the
+    // evaluation was stored without them).
+    engine::EvalResult result;
 };
 
 // A row of the evaluations table, without its predictions.
@@ -43,7 +46,9 @@ class EvaluationStore
     Q_DECLARE_TR_FUNCTIONS(lathe::workspace::EvaluationStore)
 
 public:
-    // The metrics and every image's prediction, in one transaction. Returns the new id.
+    // The metrics and every image's prediction, in one transaction; a multi-label evaluation
+    // also keeps each image's label set and, when result.probabilities is filled, its scores.
+    // Returns the new id.
     static qint64 store(const QString &databasePath, const QString &runDir, const QString &checkpoint,
                         const QString &split, const engine::EvalResult &result);
     static StoredEvaluation load(const QString &databasePath, qint64 evaluationId);

@@ -27,17 +27,23 @@ ConfusionMatrixView::ConfusionMatrixView(QWidget *parent)
     setToolTip(QString()); // tool tips come per cell from event()
 }
 
-void ConfusionMatrixView::setMatrix(const QStringList &classes, const QVector<QVector<qint64>> &counts)
+void ConfusionMatrixView::setMatrix(const QStringList &classes, const QVector<QVector<qint64>> &counts,
+                                    const QVector<qint64> &rowTotals)
 {
     m_classes = classes;
     const int n = int(classes.size());
     m_counts = QVector<QVector<qint64>>(n, QVector<qint64>(n, 0));
     m_rowTotals = QVector<qint64>(n, 0);
+    m_total = 0;
     for (int t = 0; t < n && t < counts.size(); ++t)
         for (int p = 0; p < n && p < counts[t].size(); ++p) {
             m_counts[t][p] = counts[t][p];
             m_rowTotals[t] += counts[t][p];
+            m_total += counts[t][p];
         }
+    if (!rowTotals.isEmpty())
+        for (int t = 0; t < n; ++t)
+            m_rowTotals[t] = rowTotals.value(t);
     m_hover = m_selected = QPoint(-1, -1);
     updateLayout();
     update();
@@ -62,15 +68,12 @@ qint64 ConfusionMatrixView::count(int trueClass, int predictedClass) const
 double ConfusionMatrixView::share(int trueClass, int predictedClass) const
 {
     const qint64 c = count(trueClass, predictedClass);
-    return c == 0 ? 0.0 : double(c) / double(m_rowTotals[trueClass]);
+    return c == 0 || m_rowTotals[trueClass] <= 0 ? 0.0 : double(c) / double(m_rowTotals[trueClass]);
 }
 
 qint64 ConfusionMatrixView::total() const
 {
-    qint64 sum = 0;
-    for (qint64 row : m_rowTotals)
-        sum += row;
-    return sum;
+    return m_total;
 }
 
 void ConfusionMatrixView::updateLayout()

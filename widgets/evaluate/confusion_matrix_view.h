@@ -17,8 +17,11 @@ class ConfusionMatrixView : public QWidget
 public:
     explicit ConfusionMatrixView(QWidget *parent = nullptr);
 
-    // counts[true][predicted]; rows shorter than classes count as zeros.
-    void setMatrix(const QStringList &classes, const QVector<QVector<qint64>> &counts);
+    // counts[true][predicted]; rows shorter than classes count as zeros. rowTotals: the images
+    // of each true class that shares are taken of (a multi-label false-positive confusion, whose
+    // rows do not add up to them); empty: each row's sum.
+    void setMatrix(const QStringList &classes, const QVector<QVector<qint64>> &counts,
+                   const QVector<qint64> &rowTotals = {});
     void clear() { setMatrix({}, {}); }
 
     void setNormalized(bool normalized);
@@ -28,7 +31,7 @@ public:
     qint64 count(int trueClass, int predictedClass) const;
     // count / the true class's images (0 for a class without images).
     double share(int trueClass, int predictedClass) const;
-    qint64 total() const;
+    qint64 total() const; // of the counts
     // The cell's rectangle in widget coordinates (empty when out of range).
     QRect cellRect(int trueClass, int predictedClass) const;
     // The cell under pos: {trueClass, predictedClass}, or {-1, -1}.
@@ -59,6 +62,7 @@ private:
     QStringList m_classes;
     QVector<QVector<qint64>> m_counts;
     QVector<qint64> m_rowTotals;
+    qint64 m_total = 0;
     bool m_normalized = false;
     QPoint m_hover{-1, -1};
     QPoint m_selected{-1, -1};

@@ -10,6 +10,8 @@
 #include "evaluate/file_prediction_panel.h"
 #include "evaluate/grad_cam_panel.h"
 #include "evaluate/grad_cam_view.h"
+#include "evaluate/multi_label_metrics_model.h"
+#include "evaluate/multi_label_panel.h"
 #include "evaluate/prediction_gallery_model.h"
 #include "evaluate/prediction_gallery_panel.h"
 #include "workspace/atomic_file.h"
@@ -34,10 +36,13 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QThreadPool>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace lathe::ui {
 
@@ -190,11 +195,12 @@ QWidget *EvaluatePage::buildConfusionTab()
     auto *saveMatrix = new QPushButton(tr("Save Matrix CSV…"), page);
     saveMatrix->setToolTip(tr("The confusion matrix as shown (counts, or shares when normalised)."));
     connect(saveMatrix, &QPushButton::clicked, this, [this] { askSaveMetrics(MetricsFormat::ConfusionCsv); });
-    auto *hint = new QLabel(tr("Click a cell to list its images."), page);
-    hint->setWordWrap(true);
+    m_matrixHint = new QLabel(tr("Click a cell to list its images."), page);
+    m_matrixHint->setObjectName(QStringLiteral("confusionHint"));
+    m_matrixHint->setWordWrap(true);
     auto *row = new QHBoxLayout;
     row->addWidget(m_normalized);
-    row->addWidget(hint, 1);
+    row->addWidget(m_matrixHint, 1);
     row->addWidget(saveMatrix);
     auto *layout = new QVBoxLayout(page);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -212,7 +218,50 @@ QWidget *EvaluatePage::buildClassTable()
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    return table;
+    m_multiLabel = new MultiLabelPanel(this);
+    connect(m_multiLabel, &MultiLabelPanel::thresholdsChanged, this, [this] {
+        showMultiLabelMatrix();
+        updateSummary();
+    });
+    m_classStack = new QStackedWidget(this);
+    m_classStack->addWidget(table);
+    m_classStack->addWidget(m_multiLabel);
+    return m_classStack;
+}
+
+void EvaluatePage::setMultiLabelTabs(bool multiLabel)
+{
+    m_isMultiLabel = multiLabel;
+    m_tabs->setTabText(ConfusionTab, multiLabel ? tr("False Positives") : tr("Confusion Matrix"));
+    m_tabs->setTabText(ClassesTab, multiLabel ? tr("Per Label") : tr("Per Class"));
+    m_tabs->setTabVisible(CalibrationTab, !multiLabel);
+    m_classStack->setCurrentIndex(multiLabel ? 1 : 0);
+    m_matrixHint->setText(multiLabel ? tr("Rows: a label the images carry; columns: a label predicted for them that they "
+                                          "do not carry. Normalised: the share of the row label's images. Click a "
+                                          "cell to list its images.")
+                                     : tr("Click a cell to list its images."));
+}
+
+// The false-positive label confusion at the current thresholds; shares of a row are taken of
+// the images that carry its label.
+void EvaluatePage::showMultiLabelMatrix()
+{
+    const MultiLabelMetricsModel *model = m_multiLabel->model();
+    QStringList labels;
+    QVector<QVector<qint64>> counts;
+    QVector<qint64> support;
+    for (int j = 0; j < model->labelCount(); ++j) {
+        labels << model->labelName(j);
+        support << model->support(j);
+    }
+    for (const std::vector<std::int64_t> &row : model->falsePositives())
+        counts << QVector<qint64>(row.begin(), row.end());
+    m_matrix->setMatrix(labels, counts, support);
+    // A listed cell follows the thresholds.
+    if (m_gallery->model()->mode() == PredictionGalleryModel::Mode::FalsePositives) {
+        const int t = m_gallery->model()->cellTrue(), p = m_gallery->model()->cellPredicted();
+        m_gallery->model()->showFalsePositives(t, p, model->falsePositiveImages(t, p));
+    }
 }
 
 void EvaluatePage::setProject(workspace::Project *project)
@@ -428,6 +477,8 @@ void EvaluatePage::clearEvaluation(const QString &message)
     m_evaluation = workspace::StoredEvaluation();
     m_matrix->clear();
     m_classMetrics->clear();
+    m_multiLabel->clear();
+    setMultiLabelTabs(false);
     m_calibration->clear();
     m_gallery->clear();
     m_gradCam->clear();
@@ -443,50 +494,97 @@ void EvaluatePage::showEvaluation(const workspace::StoredEvaluation &evaluation)
     QStringList classes;
     for (const std::string &name : result.classes)
         classes << QString::fromStdString(name);
+    const bool multiLabel = metrics.value("task", std::string()) == "multi_label";
+    setMultiLabelTabs(multiLabel);
 
-    QVector<QVector<qint64>> counts;
-    try {
-        for (const nlohmann::json &row : metrics.at("confusion_matrix").at("counts")) {
-            QVector<qint64> line;
-            for (const nlohmann::json &cell : row)
-                line << cell.get<qint64>();
-            counts << line;
+    if (multiLabel) {
+        std::vector<std::vector<int>> labelSets;
+        labelSets.reserve(result.predictions.size());
+        for (const engine::Prediction &p : result.predictions)
+            labelSets.push_back(p.labels);
+        m_multiLabel->setEvaluation(classes, metrics, std::move(labelSets), result.probabilities);
+        m_classMetrics->clear();
+        m_calibration->clear();
+        showMultiLabelMatrix();
+    } else {
+        QVector<QVector<qint64>> counts;
+        try {
+            for (const nlohmann::json &row : metrics.at("confusion_matrix").at("counts")) {
+                QVector<qint64> line;
+                for (const nlohmann::json &cell : row)
+                    line << cell.get<qint64>();
+                counts << line;
+            }
+        } catch (const std::exception &) {
+            counts.clear(); // shown empty; the summary still names the evaluation
         }
-    } catch (const std::exception &) {
-        counts.clear(); // shown empty; the summary still names the evaluation
+        m_matrix->setMatrix(classes, counts);
+        m_multiLabel->clear();
+        m_classMetrics->setMetrics(metrics);
+        m_calibration->setMetrics(metrics);
     }
-    m_matrix->setMatrix(classes, counts);
-    m_classMetrics->setMetrics(metrics);
-    m_calibration->setMetrics(metrics);
     m_gallery->setEvaluation(classes, result.predictions, QString::fromStdString(metrics.value("data_dir", std::string())),
-                             evaluation.split);
+                             evaluation.split, multiLabel);
     m_gradCam->setEvaluation(evaluation.runDir, evaluation.checkpoint, classes, metrics.value("arch", std::string()));
-
-    const auto number = [&metrics](const char *key) {
-        const auto it = metrics.find(key);
-        return it != metrics.end() && it->is_number() ? QLocale().toString(it->get<double>() * 100, 'f', 2) + QLatin1Char('%')
-                                                      : tr("n/a");
-    };
-    QString text = tr("%1, %2 checkpoint (step %3), %4 split%5: top-1 %6, top-5 %7 over %n image(s); evaluated %8.",
-                      nullptr, int(result.predictions.size()))
-                       .arg(QFileInfo(evaluation.runDir).fileName(), evaluation.checkpoint,
-                            QString::number(metrics.value("checkpoint_step", qint64(-1))),
-                            workspace::SplitNames::displayName(evaluation.split),
-                            metrics.value("tta", false) ? tr(" with TTA") : QString(), number("top1"), number("top5"),
-                            QLocale().toString(QDateTime::fromString(evaluation.created, Qt::ISODateWithMs).toLocalTime(),
-                                               QLocale::ShortFormat));
-    const qint64 skipped = metrics.value("skipped", qint64(0));
-    if (skipped > 0)
-        text += QLatin1Char(' ') + tr("%n record(s) could not be read and were left out.", nullptr, int(skipped));
-    m_summary->setText(text);
+    updateSummary();
     showStatus(QString());
     updateButtons();
     Q_EMIT evaluationLoaded(evaluation.id);
 }
 
+void EvaluatePage::updateSummary()
+{
+    if (m_evaluation.id == 0)
+        return;
+    const workspace::StoredEvaluation &evaluation = m_evaluation;
+    const engine::EvalResult &result = evaluation.result;
+    const nlohmann::json &metrics = result.metrics;
+    const auto number = [&metrics](const char *key) {
+        const auto it = metrics.find(key);
+        return it != metrics.end() && it->is_number() ? QLocale().toString(it->get<double>() * 100, 'f', 2) + QLatin1Char('%')
+                                                      : tr("n/a");
+    };
+    const QString run = QFileInfo(evaluation.runDir).fileName();
+    const QString step = QString::number(metrics.value("checkpoint_step", qint64(-1)));
+    const QString split = workspace::SplitNames::displayName(evaluation.split);
+    const QString tta = metrics.value("tta", false) ? tr(" with TTA") : QString();
+    const QString created =
+        QLocale().toString(QDateTime::fromString(evaluation.created, Qt::ISODateWithMs).toLocalTime(), QLocale::ShortFormat);
+    QString text;
+    if (m_isMultiLabel) {
+        const MultiLabelMetricsModel *model = m_multiLabel->model();
+        const int micro = model->labelCount(), macro = model->labelCount() + 1;
+        const auto value = [model](int row, MultiLabelMetricsModel::Column column) {
+            const double v = model->value(row, column);
+            return std::isnan(v) ? tr("n/a") : QLocale().toString(v, 'f', 3);
+        };
+        text = tr("%1, %2 checkpoint (step %3), %4 split%5, multi-label: mAP %6 (micro %7) over %n image(s); evaluated %8.",
+                  nullptr, int(result.predictions.size()))
+                   .arg(run, evaluation.checkpoint, step, split, tta,
+                        value(macro, MultiLabelMetricsModel::AveragePrecision),
+                        value(micro, MultiLabelMetricsModel::AveragePrecision), created);
+        text += QLatin1Char(' ') +
+                (model->thresholdsAreTuned() ? tr("F1 micro %1, macro %2 at the tuned thresholds.")
+                                             : tr("F1 micro %1, macro %2 at the edited thresholds."))
+                    .arg(value(micro, MultiLabelMetricsModel::F1), value(macro, MultiLabelMetricsModel::F1));
+    } else {
+        text = tr("%1, %2 checkpoint (step %3), %4 split%5: top-1 %6, top-5 %7 over %n image(s); evaluated %8.", nullptr,
+                  int(result.predictions.size()))
+                   .arg(run, evaluation.checkpoint, step, split, tta, number("top1"), number("top5"), created);
+    }
+    const qint64 skipped = metrics.value("skipped", qint64(0));
+    if (skipped > 0)
+        text += QLatin1Char(' ') + tr("%n record(s) could not be read and were left out.", nullptr, int(skipped));
+    m_summary->setText(text);
+}
+
 void EvaluatePage::showCell(int trueClass, int predictedClass)
 {
-    m_gallery->model()->showCell(trueClass, predictedClass);
+    if (m_isMultiLabel)
+        m_gallery->model()->showFalsePositives(trueClass, predictedClass,
+                                               m_multiLabel->model()->falsePositiveImages(trueClass, predictedClass));
+    else
+        m_gallery->model()->showCell(trueClass, predictedClass);
 }
 
 void EvaluatePage::showHighestLoss()
@@ -571,12 +669,28 @@ void EvaluatePage::saveMetrics(const QString &path, MetricsFormat format)
 {
     if (m_evaluation.id == 0)
         return;
-    nlohmann::json metrics = m_evaluation.result.metrics;
+    const bool multiLabel = m_isMultiLabel;
+    // Multi-label: the metrics at the thresholds shown, and the false-positive confusion as the
+    // matrix (rows normalised by the images that carry the row's label).
+    nlohmann::json metrics = multiLabel ? m_multiLabel->model()->currentMetrics() : m_evaluation.result.metrics;
+    if (multiLabel && format == MetricsFormat::ConfusionCsv) {
+        nlohmann::json counts = nlohmann::json::array(), normalized = nlohmann::json::array();
+        for (int t = 0; t < m_matrix->classes().size(); ++t) {
+            nlohmann::json row = nlohmann::json::array(), shares = nlohmann::json::array();
+            for (int p = 0; p < m_matrix->classes().size(); ++p) {
+                row.push_back(m_matrix->count(t, p));
+                shares.push_back(m_matrix->share(t, p));
+            }
+            counts.push_back(std::move(row));
+            normalized.push_back(std::move(shares));
+        }
+        metrics["confusion_matrix"] = {{"counts", std::move(counts)}, {"normalized", std::move(normalized)}};
+    }
     const std::vector<std::string> classes = m_evaluation.result.classes;
     const bool normalized = m_matrix->isNormalized();
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [path, format, metrics, classes, normalized]() mutable -> QVariant {
+        [path, format, metrics, classes, normalized, multiLabel]() mutable -> QVariant {
             std::string text;
             if (format == MetricsFormat::Json) {
                 metrics["classes"] = classes;
@@ -584,7 +698,7 @@ void EvaluatePage::saveMetrics(const QString &path, MetricsFormat format)
             } else if (format == MetricsFormat::ConfusionCsv) {
                 text = engine::confusionMatrixCsv(metrics, normalized);
             } else {
-                text = engine::metricsCsv(metrics);
+                text = multiLabel ? engine::multiLabelMetricsCsv(metrics) : engine::metricsCsv(metrics);
             }
             workspace::writeFileAtomically(path, QByteArray::fromStdString(text));
             return path;

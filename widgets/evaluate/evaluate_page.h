@@ -12,6 +12,7 @@ class QComboBox;
 class QLabel;
 class QListView;
 class QPushButton;
+class QStackedWidget;
 class QStandardItemModel;
 class QTabWidget;
 
@@ -28,6 +29,7 @@ class ConfusionMatrixView;
 class FilePredictionPanel;
 class GradCamPanel;
 class GradCamView;
+class MultiLabelPanel;
 class PredictionGalleryModel;
 class PredictionGalleryPanel;
 class RunCheckpointPicker;
@@ -41,6 +43,13 @@ class RunCheckpointPicker;
 // relabelled or excluded in the catalog (the change applies at the next conversion). Image
 // files dropped on the page (or chosen with Predict Files…) are classified with the selected
 // run; results and metrics can be saved as CSV or JSON.
+//
+// A multi-label evaluation (metrics "task" "multi_label") shows instead: the false-positive label
+// confusion in the matrix (a click lists the images that carry the row's label and had the
+// column's predicted without carrying it), the per-label table with editable thresholds and a
+// label's precision-recall curve (MultiLabelPanel), and mAP in the summary; there is no
+// calibration tab. Edited thresholds change the table, the matrix, the summary and the saved
+// metrics, not the stored evaluation.
 //
 // The page holds the choice of run, checkpoint and split, the stored evaluation and its
 // summary, and wires its panels to each other and to the jobs: the confusion matrix and the
@@ -78,8 +87,11 @@ public:
     void loadEvaluation(qint64 evaluationId);
     const workspace::StoredEvaluation &evaluation() const { return m_evaluation; }
 
-    // The gallery: one cell of the confusion matrix, or every image by decreasing loss.
+    // The gallery: one cell of the confusion matrix (multi-label: of the false-positive
+    // confusion, at the current thresholds), or every image by decreasing loss.
     void showCell(int trueClass, int predictedClass);
+    bool isMultiLabel() const { return m_isMultiLabel; }
+    MultiLabelPanel *multiLabelPanel() const { return m_multiLabel; }
     void showHighestLoss();
     // Shows a gallery row in the image view and computes its Grad-CAM (classIndex -1: the
     // predicted class); imageShown() then gradCamFinished() follow.
@@ -140,6 +152,9 @@ private:
     QWidget *buildSelection();
     QWidget *buildConfusionTab();
     QWidget *buildClassTable();
+    void showMultiLabelMatrix();
+    void updateSummary();
+    void setMultiLabelTabs(bool multiLabel);
     bool hasCheckpoint() const; // a project, a run and one of its checkpoints are chosen
     void selectionChanged();
     void lookUpStored();
@@ -170,7 +185,11 @@ private:
     QTabWidget *m_tabs = nullptr;
     ConfusionMatrixView *m_matrix = nullptr;
     QCheckBox *m_normalized = nullptr;
+    QLabel *m_matrixHint = nullptr;
     ClassMetricsModel *m_classMetrics = nullptr;
+    QStackedWidget *m_classStack = nullptr;
+    MultiLabelPanel *m_multiLabel = nullptr;
+    bool m_isMultiLabel = false;
     CalibrationPlot *m_calibration = nullptr;
     FilePredictionPanel *m_predictions = nullptr;
     PredictionGalleryPanel *m_gallery = nullptr;

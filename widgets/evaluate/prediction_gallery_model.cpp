@@ -69,11 +69,12 @@ PredictionGalleryModel::~PredictionGalleryModel()
 }
 
 void PredictionGalleryModel::setEvaluation(const QStringList &classes, std::vector<engine::Prediction> predictions,
-                                           const QString &dataDir, const QString &split)
+                                           const QString &dataDir, const QString &split, bool multiLabel)
 {
     beginResetModel();
     ++m_generation;
     m_classes = classes;
+    m_multiLabel = multiLabel;
     m_predictions = std::make_shared<std::vector<engine::Prediction>>(std::move(predictions));
     m_source = dataDir.isEmpty() ? nullptr : std::make_shared<ShardRecordSource>(dataDir, split);
     m_rows.clear();
@@ -138,6 +139,15 @@ void PredictionGalleryModel::showCell(int trueClass, int predictedClass)
     setRows(std::move(rows), Mode::Cell);
 }
 
+void PredictionGalleryModel::showFalsePositives(int trueLabel, int predictedLabel, std::vector<int> rows)
+{
+    const int n = int(m_predictions->size());
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [n](int r) { return r < 0 || r >= n; }), rows.end());
+    m_cellTrue = trueLabel;
+    m_cellPredicted = predictedLabel;
+    setRows(std::move(rows), Mode::FalsePositives);
+}
+
 void PredictionGalleryModel::showHighestLoss()
 {
     std::vector<int> rows(m_predictions->size());
@@ -152,6 +162,9 @@ QString PredictionGalleryModel::description() const
     switch (m_mode) {
     case Mode::Cell:
         return tr("True %1, predicted %2: %n image(s), highest loss first.", nullptr, rowCount())
+            .arg(m_classes.value(m_cellTrue), m_classes.value(m_cellPredicted));
+    case Mode::FalsePositives:
+        return tr("Carrying %1, falsely predicted %2: %n image(s), highest loss first.", nullptr, rowCount())
             .arg(m_classes.value(m_cellTrue), m_classes.value(m_cellPredicted));
     case Mode::HighestLoss:
         return tr("All %n image(s), highest loss first.", nullptr, rowCount());
@@ -177,6 +190,18 @@ QVariant PredictionGalleryModel::data(const QModelIndex &index, int role) const
     const engine::Prediction &p = prediction(index.row());
     const int predicted = p.topClasses.empty() ? -1 : p.topClasses.front();
     const float probability = p.topProbs.empty() ? 0.0f : p.topProbs.front();
+    if (m_multiLabel && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+        QStringList labels, top;
+        for (int c : p.labels)
+            labels << m_classes.value(c);
+        for (std::size_t i = 0; i < p.topClasses.size() && i < p.topProbs.size() && i < 3; ++i)
+            top << tr("%1 %2").arg(m_classes.value(p.topClasses[i]), QLocale().toString(p.topProbs[i], 'f', 2));
+        const QString set = labels.isEmpty() ? tr("(no label)") : labels.join(QStringLiteral(", "));
+        if (role == Qt::DisplayRole)
+            return set;
+        return tr("%1\nLabels: %2\nHighest scores: %3\nLoss: %4")
+            .arg(QString::fromStdString(p.filename), set, top.join(QStringLiteral(", ")), QLocale().toString(p.loss, 'f', 3));
+    }
     switch (role) {
     case Qt::DisplayRole:
         return predicted == p.label ? tr("%1 (%2)").arg(m_classes.value(predicted), QLocale().toString(probability, 'f', 2))

@@ -40,8 +40,10 @@ private:
 };
 
 // The images of an evaluation in a gallery: either one cell of the confusion matrix (the
-// images of a true class predicted as another, highest loss first) or every image by
-// decreasing loss ("highest loss"). Thumbnails are decoded lazily from the shards on a worker
+// images of a true class predicted as another, highest loss first), one cell of a multi-label
+// evaluation's false-positive confusion (images that carry a label and had another predicted
+// that they do not carry; the page picks them at its thresholds) or every image by decreasing
+// loss ("highest loss"). A multi-label evaluation's rows name the images' label sets. Thumbnails are decoded lazily from the shards on a worker
 // thread; a row shows a placeholder until its thumbnail arrives.
 class PredictionGalleryModel : public QAbstractListModel
 {
@@ -56,7 +58,7 @@ public:
         ProbabilityRole,
         LossRole,
     };
-    enum class Mode { Empty, Cell, HighestLoss };
+    enum class Mode { Empty, Cell, FalsePositives, HighestLoss };
     static constexpr int kThumbnailSize = 96;
 
     explicit PredictionGalleryModel(QObject *parent = nullptr);
@@ -64,10 +66,13 @@ public:
 
     // The evaluation to show, and where its images are (dataDir empty: no thumbnails).
     void setEvaluation(const QStringList &classes, std::vector<engine::Prediction> predictions, const QString &dataDir,
-                       const QString &split);
+                       const QString &split, bool multiLabel = false);
     void clear();
+    bool isMultiLabel() const { return m_multiLabel; }
 
     void showCell(int trueClass, int predictedClass);
+    // A false-positive cell: rows are indices into predictions(), which the caller chose.
+    void showFalsePositives(int trueLabel, int predictedLabel, std::vector<int> rows);
     void showHighestLoss();
     Mode mode() const { return m_mode; }
     int cellTrue() const { return m_cellTrue; }
@@ -101,6 +106,7 @@ private:
     Mode m_mode = Mode::Empty;
     int m_cellTrue = -1;
     int m_cellPredicted = -1;
+    bool m_multiLabel = false;
 
     QThreadPool m_pool;
     quint64 m_generation = 0;

@@ -97,11 +97,11 @@ void PredictionGalleryPanel::setDatabasePath(const QString &databasePath)
 }
 
 void PredictionGalleryPanel::setEvaluation(const QStringList &classes, std::vector<engine::Prediction> predictions,
-                                           const QString &dataDir, const QString &split)
+                                           const QString &dataDir, const QString &split, bool multiLabel)
 {
     m_hasEvaluation = true;
     m_dataDir = dataDir;
-    m_model->setEvaluation(classes, std::move(predictions), dataDir, split);
+    m_model->setEvaluation(classes, std::move(predictions), dataDir, split, multiLabel);
     m_model->showHighestLoss();
     m_shownRow = -1;
 }
@@ -119,7 +119,7 @@ void PredictionGalleryPanel::updateButtons()
 {
     m_highestLossButton->setEnabled(m_hasEvaluation);
     const bool selected = m_view->currentIndex().isValid();
-    m_relabelButton->setEnabled(selected && !m_databasePath.isEmpty());
+    m_relabelButton->setEnabled(selected && !m_databasePath.isEmpty() && !m_model->isMultiLabel());
     m_excludeButton->setEnabled(selected && !m_databasePath.isEmpty());
 }
 

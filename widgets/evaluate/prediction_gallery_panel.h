@@ -31,8 +31,9 @@ public:
     // The project database whose catalog the corrections change (empty: none; they are off).
     void setDatabasePath(const QString &databasePath);
     // An evaluation's images, shown by decreasing loss; dataDir: the shards they were read from.
+    // Multi-label evaluations cannot be relabelled here (their labels come from a labels file).
     void setEvaluation(const QStringList &classes, std::vector<engine::Prediction> predictions, const QString &dataDir,
-                       const QString &split);
+                       const QString &split, bool multiLabel = false);
     void clear();
 
     // Makes row the current one; the page shows it, so rowChosen() does not follow.

@@ -422,6 +422,19 @@ std::string predictionsJsonl(const std::vector<Prediction> &predictions)
     return out;
 }
 
+std::string scoresJsonl(const std::vector<Prediction> &predictions, const std::vector<std::vector<float>> &scores)
+{
+    if (scores.size() != predictions.size())
+        throw EngineError("scores: " + std::to_string(scores.size()) + " rows for " + std::to_string(predictions.size()) +
+                          " predictions");
+    std::string out;
+    for (std::size_t i = 0; i < predictions.size(); ++i) {
+        out += json{{"record", predictions[i].record}, {"scores", scores[i]}}.dump();
+        out += '\n';
+    }
+    return out;
+}
+
 void saveEvaluation(const std::string &dir, const EvalResult &result)
 {
     std::error_code ec;
@@ -441,6 +454,10 @@ void saveEvaluation(const std::string &dir, const EvalResult &result)
         writeFileAtomically(path("calibration.csv"), calibrationCsv(result.metrics));
     }
     writeFileAtomically(path("pr_curves.csv"), prCurvesCsv(result.metrics));
+    if (!result.probabilities.empty())
+        writeFileAtomically(path("scores.jsonl"), scoresJsonl(result.predictions, result.probabilities));
+    else
+        fs::remove(path("scores.jsonl"), ec); // an older evaluation's scores would not match
     // Last: a folder with metrics.json holds a complete evaluation.
     writeFileAtomically(path("metrics.json"), metrics.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
@@ -506,6 +523,39 @@ EvalResult loadEvaluation(const std::string &dir)
             throw EngineError(where + ": malformed prediction (" + e.what() + ")");
         }
     }
+    const std::string scoresPath = (fs::path(dir) / "scores.jsonl").string();
+    if (!fs::exists(scoresPath, ec))
+        return r;
+    if (fs::file_size(scoresPath, ec) > kMaxMetricsBytes)
+        throw EngineError(scoresPath + ": larger than 1 GiB");
+    std::ifstream scores(scoresPath, std::ios::binary);
+    lineNo = 0;
+    while (std::getline(scores, line)) {
+        ++lineNo;
+        if (line.empty())
+            continue;
+        const std::string where = scoresPath + ":" + std::to_string(lineNo);
+        const std::size_t row = r.probabilities.size();
+        try {
+            const json j = json::parse(line);
+            if (row >= r.predictions.size())
+                throw EngineError(where + ": more score rows than the " + std::to_string(r.predictions.size()) +
+                                  " predictions");
+            if (j.at("record").get<std::uint64_t>() != r.predictions[row].record)
+                throw EngineError(where + ": record " + j.at("record").dump() + ", but prediction " + std::to_string(row + 1) +
+                                  " is record " + std::to_string(r.predictions[row].record));
+            std::vector<float> s = j.at("scores").get<std::vector<float>>();
+            if (int(s.size()) != k)
+                throw EngineError(where + ": " + std::to_string(s.size()) + " scores for " + std::to_string(k) +
+                                  " classes");
+            r.probabilities.push_back(std::move(s));
+        } catch (const json::exception &e) {
+            throw EngineError(where + ": malformed scores (" + e.what() + ")");
+        }
+    }
+    if (r.probabilities.size() != r.predictions.size())
+        throw EngineError(scoresPath + ": " + std::to_string(r.probabilities.size()) + " score rows for " +
+                          std::to_string(r.predictions.size()) + " predictions");
     return r;
 }
 

@@ -122,14 +122,19 @@ std::string prCurvesCsv(const nlohmann::json &metrics);
 
 // One JSON object per line: {record, filename, label, top_classes, top_probs, loss}.
 std::string predictionsJsonl(const std::vector<Prediction> &predictions);
+// One JSON object per line, in the predictions' order: {record, scores} with every class's
+// probability (multi-label: sigmoid score) of that image. Throws EngineError when the rows are
+// not one per prediction.
+std::string scoresJsonl(const std::vector<Prediction> &predictions, const std::vector<std::vector<float>> &scores);
 
 // Writes an evaluation into dir (created when missing) so views open instantly later:
-// metrics.json (metrics plus "classes"), predictions.jsonl, per_class.csv, confusion.csv,
-// confusion_normalized.csv, calibration.csv, pr_curves.csv; each file atomically
-// (writeFileAtomically, engine/base/file_io.h).
+// metrics.json (metrics plus "classes"), predictions.jsonl, per_class.csv, pr_curves.csv, and
+// for single-label models confusion.csv, confusion_normalized.csv, calibration.csv; when
+// result.probabilities is filled (EvalOptions::keepProbabilities) also scores.jsonl (a stale one
+// is removed otherwise). Each file atomically (writeFileAtomically, engine/base/file_io.h).
 void saveEvaluation(const std::string &dir, const EvalResult &result);
-// Reads saveEvaluation's metrics.json and predictions.jsonl back. Throws EngineError naming the
-// file (and line) and the reason.
+// Reads saveEvaluation's metrics.json and predictions.jsonl back, and scores.jsonl into
+// probabilities when it is there. Throws EngineError naming the file (and line) and the reason.
 EvalResult loadEvaluation(const std::string &dir);
 
 } // namespace lathe::engine
