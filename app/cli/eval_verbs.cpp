@@ -172,6 +172,9 @@ void addEval(CLI::App &app, CliContext &context)
                         last = percent;
                     }
                 };
+            // --save keeps every class's score per image (scores.jsonl; the Evaluate page's
+            // threshold editing needs them for multi-label models).
+            args->options.keepProbabilities = !args->save.empty();
             const engine::EvalResult r = engine::evaluate(args->options, control);
             if (!context.json)
                 std::cerr << '\n';

@@ -791,6 +791,35 @@ TEST(BatchMixer, MixupMixesPixelsAndLabelsWithOneLambda)
     }
 }
 
+TEST(BatchMixer, MultiLabelSetsMixWithTheImagesWeights)
+{
+    const BatchMixer mixer(parseAugmentations(json::parse(R"([{"type": "mixup", "alpha": 0.4}])")), 5);
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+        // Label sets {0, 2}, {1}, {2, 3, 4}, {}: multi-hot rows.
+        const at::Tensor sets = at::tensor({1, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0}, at::kFloat).view({4, 5});
+        auto [images, labels] = constantBatch(4, 6);
+        auto [same, ignored] = constantBatch(4, 6);
+        std::mt19937_64 rng(seed), again(seed);
+        const at::Tensor mixed = mixer.mix(images, sets, rng);
+        // One-hot rows through mix() are exactly apply()'s targets: one code path, the same draws.
+        const at::Tensor oneHot = mixer.mix(same, at::one_hot(labels, 5).to(at::kFloat), again);
+        std::mt19937_64 third(seed);
+        auto [viaApply, labelsAgain] = constantBatch(4, 6);
+        EXPECT_TRUE(at::equal(oneHot, mixer.apply(viaApply, labelsAgain, third)));
+        EXPECT_TRUE(at::equal(images, viaApply));
+        // lambda from the pixels of image 0 (10 mixed with image 3's 40).
+        const double lambda = (images[0].min().item<double>() - 40.0) / (10.0 - 40.0);
+        const at::Tensor expected = sets * lambda + sets.roll(1, 0) * (1 - lambda);
+        EXPECT_TRUE(at::allclose(mixed, expected, 1e-5, 1e-6)) << "seed " << seed;
+    }
+    const auto wrongWidth = [&mixer] {
+        at::Tensor images = constantBatch(4, 6).first;
+        std::mt19937_64 rng(0);
+        mixer.mix(images, at::zeros({4, 3}), rng);
+    };
+    EXPECT_THROW(wrongWidth(), EngineError);
+}
+
 TEST(BatchMixer, CutmixBoxAreaMatchesLambda)
 {
     const BatchMixer mixer(parseAugmentations(json::parse(R"([{"type": "cutmix"}])")), 4);
