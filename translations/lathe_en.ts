@@ -87,6 +87,13 @@ Predicted: %2
             <numerusform>A group gathers the images whose perceptual hash (%1 bits) differs from its representative&apos;s, the first image, in at most %n bits.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1 · labels from %2 · imported %3 · %4 images: %5 usable, %6 rejected, %7 duplicates, %8 excluded · multi-label, %n label(s)</source>
+        <translation>
+            <numerusform>%1 · labels from %2 · imported %3 · %4 images: %5 usable, %6 rejected, %7 duplicates, %8 excluded · multi-label, %n label</numerusform>
+            <numerusform>%1 · labels from %2 · imported %3 · %4 images: %5 usable, %6 rejected, %7 duplicates, %8 excluded · multi-label, %n labels</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::DevicePicker</name>
@@ -167,6 +174,23 @@ Predicted: %2
         <translation>
             <numerusform>%n byte</numerusform>
             <numerusform>%n bytes</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::LabelCooccurrenceChart</name>
+    <message numerus="yes">
+        <source>%1: %n usable image(s) carry it</source>
+        <translation>
+            <numerusform>%1: %n usable image carries it</numerusform>
+            <numerusform>%1: %n usable images carry it</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 and %2: %n image(s) carry both, %3 of the %1 images</source>
+        <translation>
+            <numerusform>%1 and %2: %n image carries both, %3 of the %1 images</numerusform>
+            <numerusform>%1 and %2: %n images carry both, %3 of the %1 images</numerusform>
         </translation>
     </message>
 </context>

@@ -1097,6 +1097,10 @@
             <numerusform>%1，%2：%n 张图像</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ClassMetricsModel</name>
@@ -1638,6 +1642,44 @@ Predicted: %2
     <message>
         <source>Suspected Label Errors (%L1)</source>
         <translation>疑似标注错误（%L1）</translation>
+    </message>
+    <message>
+        <source>Import with Labels File…</source>
+        <translation>用标签文件导入…</translation>
+    </message>
+    <message>
+        <source>A multi-label dataset: a labels file (CSV with the columns path and labels, the labels separated by ; or |, or JSON lines) gives each image of a folder its set of labels. Nothing in either is changed.</source>
+        <translation>多标签数据集：标签文件（含 path 和 labels 两列的 CSV，标签之间用 ; 或 | 分隔；或 JSON Lines）为文件夹中的每张图像给出一组标签。两者都不会被修改。</translation>
+    </message>
+    <message>
+        <source>Label Frequencies</source>
+        <translation>标签频次</translation>
+    </message>
+    <message>
+        <source>Label:</source>
+        <translation>标签：</translation>
+    </message>
+    <message>
+        <source>All labels</source>
+        <translation>所有标签</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · labels from %2 · imported %3 · %4 images: %5 usable, %6 rejected, %7 duplicates, %8 excluded · multi-label, %n label(s)</source>
+        <translation>
+            <numerusform>%1 · 标签来自 %2 · 导入于 %3 · %4 张图像：%5 张可用，%6 张被拒绝，%7 张重复，%8 张已排除 · 多标签，%n 个标签</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose the labels file</source>
+        <translation>选择标签文件</translation>
+    </message>
+    <message>
+        <source>Labels files (*.csv *.jsonl *.json);;All files (*)</source>
+        <translation>标签文件 (*.csv *.jsonl *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose the image folder the labels file&apos;s paths are relative to</source>
+        <translation>选择图像文件夹（标签文件中的路径相对于它）</translation>
     </message>
 </context>
 <context>
@@ -2571,6 +2613,10 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Reason: %1</source>
         <translation>原因：%1</translation>
     </message>
+    <message>
+        <source>Labels: %1</source>
+        <translation>标签：%1</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::ImageViewer</name>
@@ -2728,6 +2774,30 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Loading…</source>
         <translation>正在加载…</translation>
     </message>
+    <message>
+        <source>Save Labels</source>
+        <translation>保存标签</translation>
+    </message>
+    <message>
+        <source>The labels this image carries: tick or untick them, then Save Labels. The labels file is not changed; the catalog keeps your edit.</source>
+        <translation>这张图像的标签：勾选或取消勾选，然后点击“保存标签”。标签文件不会被修改；目录会保存您的编辑。</translation>
+    </message>
+    <message>
+        <source>Labels:</source>
+        <translation>标签：</translation>
+    </message>
+    <message>
+        <source>%1 (edited; not the labels file&apos;s)</source>
+        <translation>%1（已编辑，不同于标签文件）</translation>
+    </message>
+    <message>
+        <source>Tick at least one label; to leave the image out of training, exclude it.</source>
+        <translation>请至少勾选一个标签；若要让这张图像不参与训练，请排除它。</translation>
+    </message>
+    <message>
+        <source>Give this image the ticked labels. Convert to Shards uses them.</source>
+        <translation>为这张图像设置所勾选的标签。“转换为分片”会使用它们。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::JobListModel</name>
@@ -2777,6 +2847,29 @@ True: %2, predicted: %3 (loss %4)</source>
     <message>
         <source>Clear Finished</source>
         <translation>清除已结束</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::ui::LabelCooccurrenceChart</name>
+    <message numerus="yes">
+        <source>%1: %n usable image(s) carry it</source>
+        <translation>
+            <numerusform>%1：%n 张可用图像带有此标签</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 and %2: %n image(s) carry both, %3 of the %1 images</source>
+        <translation>
+            <numerusform>%1 和 %2：%n 张图像同时带有两者，占 %1 图像的 %3</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No labels to show.</source>
+        <translation>没有可显示的标签。</translation>
+    </message>
+    <message>
+        <source>Label co-occurrence: usable images carrying both labels (colour: share of the row label&apos;s images)</source>
+        <translation>标签共现：同时带有两个标签的可用图像数（颜色：占该行标签图像的比例）</translation>
     </message>
 </context>
 <context>
@@ -5906,6 +5999,22 @@ Index: %2</source>
     <message>
         <source>%1: cannot relabel it as &quot;%2&quot;: dataset &quot;%3&quot; has no such class</source>
         <translation>%1：无法将其重新标注为“%2”：数据集“%3”中没有该类别</translation>
+    </message>
+    <message>
+        <source>%1: cannot relabel it as &quot;%2&quot;: dataset &quot;%3&quot; is multi-label; edit the image&apos;s label set instead</source>
+        <translation>%1：无法将其重新标注为“%2”：数据集“%3”是多标签数据集；请改为编辑该图像的标签集</translation>
+    </message>
+    <message>
+        <source>%1: dataset &quot;%2&quot; has one class per image (its class folders); relabel the image instead of giving it a label set</source>
+        <translation>%1：数据集“%2”每张图像只有一个类别（来自其类别文件夹）；请重新标注该图像，而不是为它设置标签集</translation>
+    </message>
+    <message>
+        <source>%1: an image needs at least one label; exclude it instead</source>
+        <translation>%1：图像至少需要一个标签；如需去掉它，请排除它</translation>
+    </message>
+    <message>
+        <source>%1: cannot give it the label &quot;%2&quot;: dataset &quot;%3&quot; has no such label</source>
+        <translation>%1：无法为其设置标签“%2”：数据集“%3”没有这个标签</translation>
     </message>
 </context>
 <context>

@@ -50,6 +50,12 @@ ClassBalanceChart::ClassBalanceChart(QWidget *parent)
     layout->addWidget(m_empty, 1);
 }
 
+void ClassBalanceChart::setMultiLabel(bool multiLabel)
+{
+    m_plot->xAxis->setLabel(multiLabel ? tr("Label") : tr("Class"));
+    m_plot->replot();
+}
+
 void ClassBalanceChart::setCounts(const QStringList &classes, const QVector<workspace::ClassCount> &counts)
 {
     m_plot->clearPlottables();

@@ -23,6 +23,9 @@ public:
 
     // classes: every class of the dataset (a class with no usable image shows empty bars).
     void setCounts(const QStringList &classes, const QVector<workspace::ClassCount> &counts);
+    // A multi-label dataset's labels (an image counts once for each label it carries): the x
+    // axis says "Label".
+    void setMultiLabel(bool multiLabel);
 
     // What the plot holds, read back from it.
     QStringList classLabels() const;        // the x axis labels, left to right

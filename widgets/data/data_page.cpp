@@ -10,6 +10,7 @@
 #include "data/image_filter_model.h"
 #include "data/image_list_model.h"
 #include "data/image_viewer.h"
+#include "data/label_cooccurrence_chart.h"
 #include "data/label_issues_panel.h"
 #include "data/near_duplicate_group_model.h"
 #include "data/rejected_files_model.h"
@@ -125,10 +126,17 @@ QWidget *DataPage::buildEmptyState()
     m_demoImportButton = new QPushButton(tr("Import the Demo Images"), page);
     m_demoImportButton->setObjectName(QStringLiteral("demoImportButton"));
     connect(m_demoImportButton, &QPushButton::clicked, this, [this] { importFolder(m_demoImages); });
+    m_emptyImportLabelsButton = new QPushButton(tr("Import with Labels File…"), page);
+    m_emptyImportLabelsButton->setObjectName(QStringLiteral("emptyImportLabelsButton"));
+    m_emptyImportLabelsButton->setToolTip(
+        tr("A multi-label dataset: a labels file (CSV with the columns path and labels, the labels separated by ; "
+           "or |, or JSON lines) gives each image of a folder its set of labels. Nothing in either is changed."));
+    connect(m_emptyImportLabelsButton, &QPushButton::clicked, this, &DataPage::askImportWithLabels);
 
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_demoImportButton);
     buttons->addWidget(m_emptyImportButton);
+    buttons->addWidget(m_emptyImportLabelsButton);
     buttons->addStretch(1);
 
     auto *layout = new QVBoxLayout(page);
@@ -160,6 +168,10 @@ QWidget *DataPage::buildInspector()
     m_importButton->setObjectName(QStringLiteral("importButton"));
     m_importButton->setToolTip(m_emptyImportButton->toolTip());
     connect(m_importButton, &QPushButton::clicked, this, &DataPage::askImportFolder);
+    m_importLabelsButton = new QPushButton(tr("Import with Labels File…"), page);
+    m_importLabelsButton->setObjectName(QStringLiteral("importLabelsButton"));
+    m_importLabelsButton->setToolTip(m_emptyImportLabelsButton->toolTip());
+    connect(m_importLabelsButton, &QPushButton::clicked, this, &DataPage::askImportWithLabels);
     m_reimportButton = new QPushButton(tr("Re-import"), page);
     m_reimportButton->setObjectName(QStringLiteral("reimportButton"));
     m_reimportButton->setToolTip(tr("Scan the dataset's folder again: new and changed files are read, removed ones "
@@ -182,6 +194,7 @@ QWidget *DataPage::buildInspector()
     top->addWidget(m_datasetCombo);
     top->addWidget(m_reimportButton);
     top->addWidget(m_importButton);
+    top->addWidget(m_importLabelsButton);
     top->addSpacing(8);
     top->addWidget(m_convertButton);
     top->addWidget(m_openShardsButton);
@@ -213,7 +226,9 @@ QWidget *DataPage::buildInspector()
     m_shownCount->setObjectName(QStringLiteral("shownCount"));
 
     auto *filters = new QHBoxLayout;
-    filters->addWidget(new QLabel(tr("Class:"), page));
+    m_classFilterLabel = new QLabel(tr("Class:"), page);
+    m_classFilterLabel->setBuddy(m_classFilter);
+    filters->addWidget(m_classFilterLabel);
     filters->addWidget(m_classFilter);
     filters->addSpacing(8);
     filters->addWidget(new QLabel(tr("Split:"), page));
@@ -227,8 +242,18 @@ QWidget *DataPage::buildInspector()
     m_tabs = new QTabWidget(page);
     m_tabs->setObjectName(QStringLiteral("dataTabs"));
     m_tabs->addTab(buildImagesTab(), tr("Images"));
-    m_chart = new ClassBalanceChart(m_tabs);
-    m_tabs->addTab(m_chart, tr("Class Balance"));
+    // Class balance; beside it, for a multi-label dataset, how often labels go together.
+    auto *balance = m_balanceSplitter = new QSplitter(Qt::Horizontal, m_tabs);
+    balance->setObjectName(QStringLiteral("balanceSplitter"));
+    balance->setChildrenCollapsible(false);
+    m_chart = new ClassBalanceChart(balance);
+    m_cooccurrence = new LabelCooccurrenceChart(balance);
+    m_cooccurrence->hide();
+    balance->addWidget(m_chart);
+    balance->addWidget(m_cooccurrence);
+    balance->setStretchFactor(0, 1);
+    balance->setStretchFactor(1, 1);
+    m_tabs->addTab(balance, tr("Class Balance"));
     m_tabs->addTab(buildRejectedTab(), tr("Rejected Files"));
     m_tabs->addTab(buildNearDuplicatesTab(), tr("Near Duplicates"));
     m_tabs->addTab(buildShardsTab(), tr("Shards"));
@@ -418,6 +443,8 @@ void DataPage::setProject(workspace::Project *project)
     m_groups->setGroups({});
     m_groupImages->setShowNothing(true);
     m_chart->setCounts({}, {});
+    m_cooccurrence->clear();
+    m_cooccurrence->hide();
     ++m_manifestGeneration; // a dataset.json still being read belongs to the previous project
     setManifest({});
     if (m_convertDialog)
@@ -504,6 +531,8 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
         m_groups->setGroups({});
         updateNearDuplicateDetails();
         m_chart->setCounts({}, {});
+        m_cooccurrence->clear();
+        m_cooccurrence->hide();
         m_emptyMessage->setText(
             tr("This project has no dataset yet. Import a folder of images with one sub-folder per class "
                "(optionally under train, val and test folders). Lathe checks every file and records why it "
@@ -542,6 +571,16 @@ void DataPage::applySnapshot(const DatasetSnapshot &snapshot)
     updateNearDuplicateDetails();
 
     m_chart->setCounts(snapshot.classes, snapshot.counts);
+    const bool multiLabel = snapshot.dataset.multiLabel();
+    m_chart->setMultiLabel(multiLabel);
+    m_cooccurrence->setCooccurrence(snapshot.cooccurrence);
+    if (multiLabel && !m_cooccurrence->isVisibleTo(m_balanceSplitter)) {
+        m_cooccurrence->show();
+        m_balanceSplitter->setSizes({1, 1}); // shared evenly, whatever the width
+    }
+    m_cooccurrence->setVisible(multiLabel);
+    m_tabs->setTabText(BalanceTab, multiLabel ? tr("Label Frequencies") : tr("Class Balance"));
+    m_classFilterLabel->setText(multiLabel ? tr("Label:") : tr("Class:"));
     // The model holds the rows now; one copy is enough (and edits then never copy 100,000 rows).
     m_snapshot.images.clear();
     m_snapshot.rejectedRows.clear();
@@ -560,7 +599,7 @@ void DataPage::fillFilters()
     const QString previous = m_classFilter->currentData().toString();
     const QSignalBlocker blocker(m_classFilter);
     m_classFilter->clear();
-    m_classFilter->addItem(tr("All classes"), QString());
+    m_classFilter->addItem(m_snapshot.dataset.multiLabel() ? tr("All labels") : tr("All classes"), QString());
     for (const QString &name : std::as_const(m_snapshot.classes))
         m_classFilter->addItem(name, name);
     m_classFilter->setCurrentIndex(qMax(0, m_classFilter->findData(previous)));
@@ -586,6 +625,18 @@ void DataPage::updateSummary()
 {
     const DatasetSnapshot &s = m_snapshot;
     const QLocale locale;
+    if (s.dataset.multiLabel()) {
+        m_summary->setText(
+            tr("%1 · labels from %2 · imported %3 · %4 images: %5 usable, %6 rejected, %7 duplicates, %8 excluded · "
+               "multi-label, %n label(s)",
+               nullptr, int(s.classes.size()))
+                .arg(QDir::toNativeSeparators(s.dataset.sourceDir), QDir::toNativeSeparators(s.dataset.labelsFile),
+                     locale.toString(QDateTime::fromString(s.dataset.importedAt, Qt::ISODate).toLocalTime(),
+                                     QLocale::ShortFormat),
+                     locale.toString(m_images->rowCount()), locale.toString(s.usable), locale.toString(s.rejected),
+                     locale.toString(s.duplicates), locale.toString(s.excluded)));
+        return;
+    }
     m_summary->setText(
         tr("%1 · imported %2 · %3 images: %4 usable, %5 rejected, %6 duplicates, %7 excluded · %n class(es)", nullptr,
            int(s.classes.size()))
@@ -601,6 +652,8 @@ void DataPage::updateButtons()
     const bool project = m_project != nullptr;
     m_emptyImportButton->setEnabled(project && !m_importing && m_loaded);
     m_importButton->setEnabled(project && !m_importing);
+    m_importLabelsButton->setEnabled(project && !m_importing);
+    m_emptyImportLabelsButton->setEnabled(project && !m_importing && m_loaded);
     m_reimportButton->setEnabled(project && !m_importing && currentDatasetId() != 0);
     m_convertButton->setEnabled(project && !m_converting && currentDatasetId() != 0);
     m_convertButton->setToolTip(m_converting ? tr("A conversion is running; see the Jobs panel.")
@@ -628,7 +681,31 @@ void DataPage::askImportFolder()
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QFileDialog::fileSelected, this, &DataPage::importFolder);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &folder) { importFolder(folder); });
+    dialog->open();
+}
+
+void DataPage::askImportWithLabels()
+{
+    QString start = m_snapshot.dataset.labelsFile.isEmpty() ? m_snapshot.dataset.sourceDir : m_snapshot.dataset.labelsFile;
+    start = start.isEmpty() ? QDir::homePath() : QFileInfo(start).absolutePath();
+    auto *dialog = new QFileDialog(this, tr("Choose the labels file"), start,
+                                   tr("Labels files (*.csv *.jsonl *.json);;All files (*)"));
+    dialog->setObjectName(QStringLiteral("importLabelsFileDialog"));
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &labelsFile) {
+        // Then the folder its paths are relative to; most often the one it lies in.
+        auto *folders = new QFileDialog(this, tr("Choose the image folder the labels file's paths are relative to"),
+                                        QFileInfo(labelsFile).absolutePath());
+        folders->setObjectName(QStringLiteral("importLabelsFolderDialog"));
+        folders->setFileMode(QFileDialog::Directory);
+        folders->setOption(QFileDialog::ShowDirsOnly);
+        folders->setAttribute(Qt::WA_DeleteOnClose);
+        connect(folders, &QFileDialog::fileSelected, this,
+                [this, labelsFile](const QString &folder) { importFolder(folder, labelsFile); });
+        folders->open();
+    });
     dialog->open();
 }
 
@@ -648,17 +725,20 @@ QString DataPage::uniqueDatasetName(const QString &folder) const
     }
 }
 
-void DataPage::importFolder(const QString &folder)
+void DataPage::importFolder(const QString &folder, const QString &labelsFile)
 {
     const QString clean = QDir::cleanPath(QDir(folder).absolutePath());
-    // The same folder again is a re-import of its dataset, not a second copy of it.
+    const QString labels = labelsFile.isEmpty() ? QString() : QDir::cleanPath(QFileInfo(labelsFile).absoluteFilePath());
+    // The same folder again is a re-import of its dataset, not a second copy of it (with the
+    // labels file it was imported with); a labels file makes another dataset of a folder unless
+    // it is that dataset's.
     for (const DatasetInfo &info : std::as_const(m_snapshot.datasets)) {
-        if (QDir::cleanPath(info.sourceDir) == clean) {
-            startImport(clean, info.name, &info);
+        if (QDir::cleanPath(info.sourceDir) == clean && (labels.isEmpty() || labels == info.labelsFile)) {
+            startImport(clean, info.name, &info, info.labelsFile);
             return;
         }
     }
-    startImport(clean, uniqueDatasetName(clean), nullptr);
+    startImport(clean, uniqueDatasetName(clean), nullptr, labels);
 }
 
 void DataPage::reimport()
@@ -666,10 +746,11 @@ void DataPage::reimport()
     if (currentDatasetId() == 0)
         return;
     const DatasetInfo info = m_snapshot.dataset;
-    startImport(info.sourceDir, info.name, &info);
+    startImport(info.sourceDir, info.name, &info, info.labelsFile);
 }
 
-void DataPage::startImport(const QString &folder, const QString &name, const DatasetInfo *previous)
+void DataPage::startImport(const QString &folder, const QString &name, const DatasetInfo *previous,
+                           const QString &labelsFile)
 {
     if (!m_project || m_importing)
         return;
@@ -677,6 +758,7 @@ void DataPage::startImport(const QString &folder, const QString &name, const Dat
     params.databasePath = m_databasePath;
     params.sourceDir = folder;
     params.name = name;
+    params.labelsFile = labelsFile;
     if (previous) {
         // Same seed and fractions: every image keeps its split.
         params.seed = previous->seed;
@@ -1000,7 +1082,8 @@ void DataPage::openViewer(qint64 imageId)
     const int row = m_images->rowOfId(imageId);
     if (row < 0)
         return;
-    m_viewer->showImage(m_images->image(row), m_images->sourceDir(), m_snapshot.classes, m_databasePath);
+    m_viewer->showImage(m_images->image(row), m_images->sourceDir(), m_snapshot.classes, m_databasePath,
+                        m_snapshot.dataset.multiLabel());
     m_viewer->show();
     m_viewer->raise();
     m_viewer->activateWindow();
@@ -1027,17 +1110,23 @@ void DataPage::refreshCounts()
     const QString databasePath = m_databasePath;
     const int datasetId = currentDatasetId();
     const quint64 generation = m_loadGeneration;
+    const bool multiLabel = m_snapshot.dataset.multiLabel();
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [databasePath, datasetId]() -> QVariant {
+        [databasePath, datasetId, multiLabel]() -> QVariant {
             workspace::ProjectConnection connection(databasePath);
-            return QVariant::fromValue(connection.catalog().classCounts(datasetId));
+            return QVariantList{QVariant::fromValue(connection.catalog().classCounts(datasetId)),
+                                QVariant::fromValue(multiLabel ? connection.catalog().labelCooccurrence(datasetId)
+                                                               : workspace::LabelCooccurrence{})};
         },
         [this, generation](const QVariant &result) {
             if (generation != m_loadGeneration)
                 return;
-            m_snapshot.counts = result.value<QVector<workspace::ClassCount>>();
+            const QVariantList values = result.toList();
+            m_snapshot.counts = values.value(0).value<QVector<workspace::ClassCount>>();
+            m_snapshot.cooccurrence = values.value(1).value<workspace::LabelCooccurrence>();
             m_chart->setCounts(m_snapshot.classes, m_snapshot.counts);
+            m_cooccurrence->setCooccurrence(m_snapshot.cooccurrence);
             Q_EMIT countsUpdated();
         },
         [this](const QString &message) { showStatus(message); });

@@ -29,6 +29,7 @@ class ConvertDialog;
 class ImageFilterModel;
 class ImageListModel;
 class ImageViewer;
+class LabelCooccurrenceChart;
 class LabelIssuesPanel;
 class NearDuplicateGroupModel;
 class RejectedFilesModel;
@@ -47,6 +48,9 @@ class ThumbnailLoader;
 // conversion's data-quality warnings (workspace::datasetWarnings) are shown above its shards.
 // The Suspected Label Errors tab ranks the images a folds run's out-of-fold predictions
 // disagree with (LabelIssuesPanel); its relabels and exclusions update the page like the viewer's.
+// A dataset imported with a labels file is multi-label: the Class Balance tab shows how many
+// images carry each label and, beside it, how often two labels go together (a co-occurrence
+// grid); the class filter keeps the images whose set holds a label; the viewer edits label sets.
 // The catalog and dataset.json are read on worker threads; imports and conversions run as jobs.
 class DataPage : public QWidget
 {
@@ -64,8 +68,10 @@ public:
     QStringList facts() const { return m_facts; }
 
     // Starts an ImportJob for folder (a new dataset named after it, or an incremental
-    // re-import when the folder is already a dataset of the project).
-    void importFolder(const QString &folder);
+    // re-import when the folder is already a dataset of the project). With a labels file the
+    // dataset is multi-label: its images are the file's rows (a re-import when the folder and
+    // the labels file are a dataset's already).
+    void importFolder(const QString &folder, const QString &labelsFile = QString());
     // Re-imports the shown dataset from its source folder.
     void reimport();
     // Reads the catalog again, keeping the shown dataset (0: the first one).
@@ -106,6 +112,8 @@ public:
     RejectedFilesModel *rejectedModel() const { return m_rejected; }
     ThumbnailLoader *thumbnails() const { return m_thumbnails; }
     ClassBalanceChart *balanceChart() const { return m_chart; }
+    // A multi-label dataset's label co-occurrence (hidden for a single-label one).
+    LabelCooccurrenceChart *cooccurrenceChart() const { return m_cooccurrence; }
     ImageViewer *viewer() const { return m_viewer; }
     LabelIssuesPanel *labelIssuesPanel() const { return m_labelIssues; }
     QListView *imageGrid() const { return m_grid; }
@@ -151,11 +159,13 @@ private:
     void refreshCounts();
     void imageChanged(const workspace::CatalogImage &image);
     void askImportFolder();
+    void askImportWithLabels();
     void askExportCsv();
     void showError(const QString &title, const QString &message);
     void showStatus(const QString &message);
     QString uniqueDatasetName(const QString &folder) const;
-    void startImport(const QString &folder, const QString &name, const workspace::DatasetInfo *previous);
+    void startImport(const QString &folder, const QString &name, const workspace::DatasetInfo *previous,
+                     const QString &labelsFile);
 
     workspace::JobManager *m_jobs;
     workspace::Project *m_project = nullptr;
@@ -188,15 +198,18 @@ private:
     QLabel *m_emptyMessage = nullptr;
     QLabel *m_factsLabel = nullptr;
     QPushButton *m_emptyImportButton = nullptr;
+    QPushButton *m_emptyImportLabelsButton = nullptr;
     QPushButton *m_demoImportButton = nullptr;
     // Inspector.
     QWidget *m_inspector = nullptr;
     QComboBox *m_datasetCombo = nullptr;
     QPushButton *m_importButton = nullptr;
+    QPushButton *m_importLabelsButton = nullptr;
     QPushButton *m_reimportButton = nullptr;
     QPushButton *m_convertButton = nullptr;
     QPushButton *m_openShardsButton = nullptr;
     QLabel *m_summary = nullptr;
+    QLabel *m_classFilterLabel = nullptr;
     QComboBox *m_classFilter = nullptr;
     QComboBox *m_splitFilter = nullptr;
     QComboBox *m_statusFilter = nullptr;
@@ -204,6 +217,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     QListView *m_grid = nullptr;
     ClassBalanceChart *m_chart = nullptr;
+    LabelCooccurrenceChart *m_cooccurrence = nullptr;
+    QSplitter *m_balanceSplitter = nullptr;
     QTableView *m_rejectedView = nullptr;
     QPushButton *m_exportCsvButton = nullptr;
     QListView *m_groupList = nullptr;

@@ -71,6 +71,8 @@ DatasetSnapshot DatasetSnapshot::load(const QString &databasePath, const QString
     snapshot.classes = catalog.classes(id);
     snapshot.images = catalog.images(id);
     snapshot.counts = catalog.classCounts(id);
+    if (snapshot.dataset.multiLabel())
+        snapshot.cooccurrence = catalog.labelCooccurrence(id);
 
     QMap<int, QVector<int>> groups;
     for (int row = 0; row < snapshot.images.size(); ++row) {

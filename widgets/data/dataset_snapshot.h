@@ -17,6 +17,7 @@ struct DatasetSnapshot
     QStringList classes;
     QVector<workspace::CatalogImage> images; // handed to the image model, then dropped here
     QVector<workspace::ClassCount> counts;
+    workspace::LabelCooccurrence cooccurrence; // a multi-label dataset's; empty otherwise
     // Derived on the worker too, so the GUI thread never walks every row.
     QVector<int> rejectedRows;                  // rows of images that are rejected or duplicate
     QVector<QPair<int, QVector<int>>> nearDuplicateGroups; // group id, rows of images

@@ -70,7 +70,7 @@ bool ImageFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &source
     if (m_nothing || !m_images || sourceParent.isValid())
         return false;
     const workspace::CatalogImage &image = m_images->image(sourceRow);
-    if (!m_class.isEmpty() && image.className != m_class)
+    if (!m_class.isEmpty() && image.className != m_class && !image.labels.contains(m_class))
         return false;
     if (!m_split.isEmpty() && image.split != m_split)
         return false;

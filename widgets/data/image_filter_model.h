@@ -9,7 +9,8 @@ namespace lathe::ui {
 class ImageListModel;
 
 // Narrows an ImageListModel by class, split, status and near-duplicate group. An empty
-// filter lets everything through. Status is one of ok (usable: ok and not excluded),
+// filter lets everything through. The class filter of a multi-label dataset lets through the
+// images whose label set holds that label. Status is one of ok (usable: ok and not excluded),
 // rejected, duplicate or excluded.
 class ImageFilterModel : public QSortFilterProxyModel
 {

@@ -83,7 +83,9 @@ QVariant ImageListModel::data(const QModelIndex &index, int role) const
     case Qt::DecorationRole:
         return decoration(index.row());
     case Qt::ToolTipRole: {
-        QString tip = image.relPath + QLatin1Char('\n') + tr("Class: %1").arg(image.className) + QLatin1Char('\n')
+        const QString labels = image.labels.isEmpty() ? tr("Class: %1").arg(image.className)
+                                                      : tr("Labels: %1").arg(image.labels.join(QStringLiteral(", ")));
+        QString tip = image.relPath + QLatin1Char('\n') + labels + QLatin1Char('\n')
                       + tr("Split: %1").arg(image.split) + QLatin1Char('\n') + tr("Status: %1").arg(statusText(image));
         if (!image.reason.isEmpty())
             tip += QLatin1Char('\n') + tr("Reason: %1").arg(image.reason);
@@ -95,6 +97,8 @@ QVariant ImageListModel::data(const QModelIndex &index, int role) const
         return image.relPath;
     case ClassRole:
         return image.className;
+    case LabelsRole:
+        return image.labels;
     case SplitRole:
         return image.split;
     case StatusRole:

@@ -30,6 +30,7 @@ public:
         Sha256Role,
         AbsolutePathRole,
         ThumbnailStateRole, // ThumbnailLoader::State as int
+        LabelsRole,         // a multi-label image's label set (QStringList)
     };
 
     explicit ImageListModel(ThumbnailLoader *thumbnails, QObject *parent = nullptr);

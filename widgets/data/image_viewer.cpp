@@ -17,6 +17,7 @@
 #include <QImageReader>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QLocale>
 #include <QPushButton>
 #include <QThreadPool>
@@ -75,6 +76,9 @@ ImageViewer::ImageViewer(QWidget *parent)
     , m_excludeButton(new QPushButton(this))
     , m_relabelCombo(new QComboBox(this))
     , m_relabelButton(new QPushButton(tr("Relabel"), this))
+    , m_relabelRow(new QWidget(this))
+    , m_labelList(new QListWidget(this))
+    , m_saveLabelsButton(new QPushButton(tr("Save Labels"), this))
     , m_message(new QLabel(this))
 {
     setObjectName(QStringLiteral("imageViewer"));
@@ -112,6 +116,7 @@ ImageViewer::ImageViewer(QWidget *parent)
     m_sha256 = addLineField(tr("SHA-256:"));
     m_sha256->setStyleSheet(QStringLiteral("background: transparent; font-family: monospace;"));
     m_class = addField(tr("Class:"));
+    m_className = m_fields.constLast().first;
     m_split = addField(tr("Split:"));
     m_status = addField(tr("Status:"));
     m_reason = addField(tr("Reason:"));
@@ -124,11 +129,19 @@ ImageViewer::ImageViewer(QWidget *parent)
     connect(m_excludeButton, &QPushButton::clicked, this, [this] { setExcluded(!m_image.excluded); });
     connect(m_relabelButton, &QPushButton::clicked, this, [this] { relabel(m_relabelCombo->currentText()); });
     connect(m_relabelCombo, &QComboBox::currentTextChanged, this, [this] { setBusy(m_busy); });
+    m_labelList->setObjectName(QStringLiteral("labelSetList"));
+    m_labelList->setToolTip(tr("The labels this image carries: tick or untick them, then Save Labels. The labels "
+                               "file is not changed; the catalog keeps your edit."));
+    m_labelList->setSelectionMode(QAbstractItemView::NoSelection);
+    m_saveLabelsButton->setObjectName(QStringLiteral("saveLabelsButton"));
+    connect(m_labelList, &QListWidget::itemChanged, this, [this] { setBusy(m_busy); });
+    connect(m_saveLabelsButton, &QPushButton::clicked, this, [this] { setLabels(checkedLabels()); });
 
     m_message->setObjectName(QStringLiteral("viewerMessage"));
     m_message->setWordWrap(true);
 
-    auto *relabelRow = new QHBoxLayout;
+    auto *relabelRow = new QHBoxLayout(m_relabelRow);
+    relabelRow->setContentsMargins(0, 0, 0, 0);
     relabelRow->addWidget(m_relabelCombo, 1);
     relabelRow->addWidget(m_relabelButton);
 
@@ -137,7 +150,9 @@ ImageViewer::ImageViewer(QWidget *parent)
     side->addLayout(m_form);
     side->addSpacing(8);
     side->addWidget(m_excludeButton);
-    side->addLayout(relabelRow);
+    side->addWidget(m_relabelRow);
+    side->addWidget(m_labelList, 1);
+    side->addWidget(m_saveLabelsButton);
     side->addWidget(m_message);
     side->addStretch(1);
 
@@ -156,14 +171,28 @@ ImageViewer::ImageViewer(QWidget *parent)
 }
 
 void ImageViewer::showImage(const CatalogImage &image, const QString &sourceDir, const QStringList &classes,
-                            const QString &databasePath)
+                            const QString &databasePath, bool multiLabel)
 {
     m_image = image;
     m_sourceDir = sourceDir;
     m_databasePath = databasePath;
+    m_multiLabel = multiLabel;
     m_message->clear();
     m_relabelCombo->clear();
     m_relabelCombo->addItems(classes);
+    {
+        const QSignalBlocker blocker(m_labelList);
+        m_labelList->clear();
+        for (const QString &label : classes) {
+            auto *item = new QListWidgetItem(label, m_labelList);
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Unchecked);
+        }
+    }
+    m_className->setText(multiLabel ? tr("Labels:") : tr("Class:"));
+    m_relabelRow->setVisible(!multiLabel);
+    m_labelList->setVisible(multiLabel);
+    m_saveLabelsButton->setVisible(multiLabel);
     updateFields();
     decode();
 }
@@ -205,14 +234,27 @@ void ImageViewer::updateFields()
     m_orientation->setText(orientationText(image.exifOrientation));
     m_sha256->setText(image.sha256.isEmpty() ? tr("not computed") : image.sha256);
     m_sha256->setCursorPosition(0);
-    m_class->setText(image.className == image.folderClass
-                         ? image.className
-                         : tr("%1 (relabelled; folder: %2)").arg(image.className, image.folderClass));
+    if (m_multiLabel)
+        m_class->setText(image.labels.isEmpty() ? tr("none")
+                         : image.labelsEdited
+                             ? tr("%1 (edited; not the labels file's)").arg(image.labels.join(QStringLiteral(", ")))
+                             : image.labels.join(QStringLiteral(", ")));
+    else
+        m_class->setText(image.className == image.folderClass
+                             ? image.className
+                             : tr("%1 (relabelled; folder: %2)").arg(image.className, image.folderClass));
     m_split->setText(workspace::SplitNames::displayName(image.split));
     m_status->setText(ImageListModel::statusText(image));
     m_reason->setText(image.reason.isEmpty() ? tr("none") : image.reason);
     m_excludeButton->setText(image.excluded ? tr("Include") : tr("Exclude"));
     m_relabelCombo->setCurrentText(image.className);
+    {
+        const QSignalBlocker blocker(m_labelList);
+        for (int row = 0; row < m_labelList->count(); ++row) {
+            QListWidgetItem *item = m_labelList->item(row);
+            item->setCheckState(image.labels.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
+        }
+    }
     setBusy(m_busy);
 }
 
@@ -225,6 +267,41 @@ void ImageViewer::setBusy(bool busy)
     m_relabelButton->setEnabled(ok && m_image.status == QLatin1String("ok")
                                 && !m_relabelCombo->currentText().isEmpty()
                                 && m_relabelCombo->currentText() != m_image.className);
+    const QStringList checked = checkedLabels();
+    m_labelList->setEnabled(ok && m_image.status == QLatin1String("ok"));
+    m_saveLabelsButton->setEnabled(ok && m_image.status == QLatin1String("ok") && !checked.isEmpty()
+                                   && checked != m_image.labels);
+    m_saveLabelsButton->setToolTip(checked.isEmpty() ? tr("Tick at least one label; to leave the image out of "
+                                                          "training, exclude it.")
+                                                     : tr("Give this image the ticked labels. Convert to Shards "
+                                                          "uses them."));
+}
+
+QStringList ImageViewer::checkedLabels() const
+{
+    QStringList labels;
+    for (int row = 0; row < m_labelList->count(); ++row) {
+        const QListWidgetItem *item = m_labelList->item(row);
+        if (item->checkState() == Qt::Checked)
+            labels << item->text();
+    }
+    labels.sort(); // the catalog's order
+    return labels;
+}
+
+void ImageViewer::setLabelChecked(const QString &label, bool checked)
+{
+    for (int row = 0; row < m_labelList->count(); ++row) {
+        QListWidgetItem *item = m_labelList->item(row);
+        if (item->text() == label)
+            item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+void ImageViewer::setLabels(const QStringList &labels)
+{
+    const qint64 id = m_image.id;
+    write([id, labels](workspace::Catalog &catalog) { catalog.setLabels(id, labels); });
 }
 
 void ImageViewer::setExcluded(bool excluded)

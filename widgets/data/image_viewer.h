@@ -11,6 +11,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QPushButton;
 
 namespace lathe::ui {
@@ -19,7 +20,8 @@ class ImageCanvas;
 
 // One image of the catalog: the picture scaled to fit (decoded off the GUI thread), what
 // the catalog knows about it, and the user's two decisions, written to the catalog only
-// (the source folder is never touched): exclude or include it, and relabel it.
+// (the source folder is never touched): exclude or include it, and relabel it (an image of a
+// multi-label dataset: tick the labels of its set and save them).
 class ImageViewer : public QDialog
 {
     Q_OBJECT
@@ -27,9 +29,10 @@ class ImageViewer : public QDialog
 public:
     explicit ImageViewer(QWidget *parent = nullptr);
 
-    // databasePath: the project's database, written through its own connection.
+    // databasePath: the project's database, written through its own connection. multiLabel:
+    // the image's dataset is multi-label (classes are its labels; the viewer edits a label set).
     void showImage(const workspace::CatalogImage &image, const QString &sourceDir, const QStringList &classes,
-                   const QString &databasePath);
+                   const QString &databasePath, bool multiLabel = false);
     // Shows a newer copy of the current image's row (ignored for another image).
     void refresh(const workspace::CatalogImage &image);
 
@@ -41,6 +44,14 @@ public:
     // The actions behind the buttons.
     void setExcluded(bool excluded);
     void relabel(const QString &className);
+    // Writes a multi-label image's label set.
+    void setLabels(const QStringList &labels);
+
+    // The label-set editor (multi-label images): its ticked labels, and ticking one.
+    QStringList checkedLabels() const;
+    void setLabelChecked(const QString &label, bool checked);
+    QListWidget *labelList() const { return m_labelList; }
+    QPushButton *saveLabelsButton() const { return m_saveLabelsButton; }
 
     // Largest side of the decoded picture; larger files are reduced while decoding.
     static constexpr int kMaxDecodedSide = 2048;
@@ -61,6 +72,7 @@ private:
     workspace::CatalogImage m_image;
     QString m_sourceDir;
     QString m_databasePath;
+    bool m_multiLabel = false;
     quint64 m_decodeGeneration = 0;
     bool m_busy = false;
 
@@ -75,6 +87,7 @@ private:
     QLabel *m_format;
     QLabel *m_orientation;
     QLineEdit *m_sha256;
+    QLabel *m_className;
     QLabel *m_class;
     QLabel *m_split;
     QLabel *m_status;
@@ -82,6 +95,9 @@ private:
     QPushButton *m_excludeButton;
     QComboBox *m_relabelCombo;
     QPushButton *m_relabelButton;
+    QWidget *m_relabelRow;
+    QListWidget *m_labelList;
+    QPushButton *m_saveLabelsButton;
     QLabel *m_message;
 };
 
