@@ -136,6 +136,35 @@ SPACE
     --set data.image_size=32 --set optimizer.batch_size=32 --set schedule.name=cosine >/dev/null 2>&1
 fi
 shot tune-page light "" "mousemove 40 159 click 1 sleep 3 mousemove 406 67 click 1 sleep 1 key Down key Return sleep 4" "$TMP/demo/project"
+# The flipped-label experiment as a project of its own (tests/integration/label_issues_flips.sh
+# does it without the GUI): demo images, every 20th moved into the next class folder, imported,
+# converted, four folds trained by lathe-cli into the project's runs folder; then the Data page's
+# Suspected Label Errors tab finding them (the moved images' names start with "flipped_").
+if wanted data-label-issues; then
+  flips="$TMP/flips"
+  if [ ! -f "$flips/project/runs/flips/folds.json" ]; then
+    rm -rf "$flips"
+    "$BUILD/app/lathe-cli" demo-data "$flips/images" --per-class 60 --test-per-class 0 >/dev/null
+    /usr/bin/python3 - "$flips/images/train" <<'FLIP'
+import os, sys
+base = sys.argv[1]
+classes = sorted(os.listdir(base))
+files = sorted((c, f) for c in classes for f in os.listdir(os.path.join(base, c)))
+for i, (c, f) in enumerate(files):
+    if i % 20 == 7:
+        to = classes[(classes.index(c) + 1) % len(classes)]
+        os.rename(os.path.join(base, c, f), os.path.join(base, to, "flipped_" + f))
+FLIP
+    "$BUILD/app/lathe-cli" project create "$flips/project" --name flips >/dev/null
+    "$BUILD/app/lathe-cli" import "$flips/project" "$flips/images" --name fashion-mnist-flipped --val 0 --test 0 >/dev/null
+    "$BUILD/app/lathe-cli" convert "$flips/images" "$flips/project/datasets/fashion-mnist-flipped" --val 0 --test 0 >/dev/null
+    "$BUILD/app/lathe-cli" train --folds 4 --out "$flips/project/runs/flips" \
+      --data "$flips/project/datasets/fashion-mnist-flipped" --arch resnet18 --image-size 28 --epochs 8 --batch 32 \
+      --lr 0.05 --seed 3 --set model.in_channels=1 --set 'data.augment=[]' --set feature_cache.mode=off \
+      --set checkpoints.every_epochs=0 >/dev/null 2>&1
+  fi
+  shot data-label-issues light "" "mousemove 805 172 click 1 sleep 2 mousemove 743 205 click 1 sleep 6" "$flips/project"
+fi
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.
 shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \

@@ -113,7 +113,8 @@ QVariant LabelIssuesModel::data(const QModelIndex &index, int role) const
         case SuggestedColumn:
             return issue.suggestedClass;
         case ScoreColumn:
-            return QLocale().toString(issue.score, 'f', 3);
+            // Three significant digits: the most suspicious scores are far below 0.001.
+            return QLocale().toString(issue.score, 'g', 3);
         case NowColumn:
             return nowText(issue);
         default:
