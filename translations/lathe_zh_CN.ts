@@ -588,10 +588,6 @@
         <translation>每隔这么多个批次执行一次优化器更新，并累加这些批次的梯度（相当于更大的有效批大小）。</translation>
     </message>
     <message>
-        <source>The training loss: cross entropy, or focal loss, which focuses on hard examples.</source>
-        <translation>训练损失：交叉熵，或侧重困难样本的 Focal Loss。</translation>
-    </message>
-    <message>
         <source>Share of the target probability spread evenly over all classes.</source>
         <translation>均匀分配到所有类别上的目标概率比例。</translation>
     </message>
@@ -736,8 +732,32 @@
         <translation>一个 rank 等待其他 rank（加入运行、交换梯度）的秒数；超时后运行失败，并指出失去联系的 rank。</translation>
     </message>
     <message>
-        <source>Imbalanced classes: nothing, or loss weights from the class frequencies (class_weights).</source>
-        <translation>类别不平衡的处理方式：不处理，或按类别频率设置损失权重（class_weights）。</translation>
+        <source>Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or epochs drawn so that classes come equally often (balanced_sampler) or half-way there (sqrt_sampler).</source>
+        <translation>类别不平衡：不处理，按类别频率设置损失权重（class_weights），或按权重抽取每个轮次使各类别出现次数相等（balanced_sampler）或折中（sqrt_sampler）。</translation>
+    </message>
+    <message>
+        <source>K-fold cross-validation: 2 or more splits the training split into this many hash-stable folds; 0 turns it off.</source>
+        <translation>K 折交叉验证：2 或以上时按哈希将训练集稳定地分成这么多折；0 表示关闭。</translation>
+    </message>
+    <message>
+        <source>With data.folds: the fold (1 to data.folds) held out for validation; the others are trained on.</source>
+        <translation>配合 data.folds：留作验证的那一折（1 到 data.folds），其余各折用于训练。</translation>
+    </message>
+    <message>
+        <source>The training loss: cross entropy, or focal loss, which focuses on hard examples; for multi-label datasets binary cross-entropy per label (bce, what cross_entropy means there) or the asymmetric loss.</source>
+        <translation>训练损失：交叉熵，或聚焦困难样本的 focal loss；多标签数据集为每个标签的二元交叉熵（bce，此时 cross_entropy 即指它）或非对称损失。</translation>
+    </message>
+    <message>
+        <source>Asymmetric loss: focusing exponent of the negative labels (down-weights easy negatives).</source>
+        <translation>非对称损失：负标签的聚焦指数（降低容易负样本的权重）。</translation>
+    </message>
+    <message>
+        <source>Asymmetric loss: focusing exponent of the positive labels.</source>
+        <translation>非对称损失：正标签的聚焦指数。</translation>
+    </message>
+    <message>
+        <source>Asymmetric loss: probability margin below which negatives are ignored.</source>
+        <translation>非对称损失：低于此概率裕度的负样本被忽略。</translation>
     </message>
 </context>
 <context>
@@ -4635,6 +4655,26 @@ Loss: %4</source>
         <source>Peak learning rate:</source>
         <translation>峰值学习率：</translation>
     </message>
+    <message>
+        <source>Validation mAP (multi-label)</source>
+        <translation>验证 mAP（多标签）</translation>
+    </message>
+    <message>
+        <source>Balanced sampler</source>
+        <translation>均衡采样</translation>
+    </message>
+    <message>
+        <source>Square-root sampler</source>
+        <translation>平方根采样</translation>
+    </message>
+    <message>
+        <source>Cross-validation folds:</source>
+        <translation>交叉验证折数：</translation>
+    </message>
+    <message>
+        <source>Held-out fold:</source>
+        <translation>留出折：</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunOverlayPlot</name>
@@ -6176,6 +6216,14 @@ Index: %2</source>
     <message>
         <source>%1: prediction %2 of evaluation %3 has %4 classes but %5 probabilities</source>
         <translation>%1：评估 %3 的预测 %2 有 %4 个类别，但有 %5 个概率值</translation>
+    </message>
+    <message>
+        <source>%1: prediction %2 of evaluation %3 has label %4 outside the %5 classes</source>
+        <translation>%1：评估 %3 的预测 %2 的标签 %4 超出了 %5 个类别</translation>
+    </message>
+    <message>
+        <source>%1: prediction %2 of evaluation %3 has %4 scores for %5 classes</source>
+        <translation>%1：评估 %3 的预测 %2 有 %4 个分数，但有 %5 个类别</translation>
     </message>
 </context>
 <context>
