@@ -12,7 +12,7 @@ expect_eq "$(json_get 'd["name"]' <<<"$out")" "Flowers" "project name"
 [ -d "$TMP/p/datasets" ] && [ -d "$TMP/p/runs" ] && [ -d "$TMP/p/exports" ] || fail "sub-folders"
 expect_eq "$(sqlite3 "$TMP/p/project.sqlite" 'PRAGMA journal_mode')" "wal" "WAL mode"
 out=$("$CLI" --json project info "$TMP/p") || fail "project info"
-expect_eq "$(json_get 'd["schema_version"]' <<<"$out")" "5" "schema version"
+expect_eq "$(json_get 'd["schema_version"]' <<<"$out")" "6" "schema version"
 
 mkdir "$TMP/junk" && echo "junk" > "$TMP/junk/project.sqlite"
 err=$("$CLI" project info "$TMP/junk" 2>&1 >/dev/null) && fail "junk project must fail"

@@ -103,7 +103,8 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
         {"seed", 9223372036854775813ULL}, // above 2^63: kept exactly
         {"data",
          {{"shards", "/data/flowers"}, {"train_split", "training"}, {"val_split", "validation"}, {"image_size", 192},
-          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"balance", "class_weights"}}},
+          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"balance", "class_weights"},
+          {"folds", 3}, {"fold", 2}}},
         {"model",
          {{"arch", "resnet50"},
           {"in_channels", 1},
@@ -120,7 +121,8 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
          {{"name", "adamw"}, {"lr", 0.003}, {"batch_size", 128}, {"epochs", 40}, {"momentum", 0.8}, {"nesterov", true},
           {"weight_decay", 0.05}, {"no_decay_norms_and_biases", false}, {"betas", {0.8, 0.95}}, {"eps", 1e-6},
           {"alpha", 0.9}, {"clip_grad_norm", 1.5}, {"accumulate_steps", 4}}},
-        {"loss", {{"name", "focal"}, {"label_smoothing", 0.1}, {"focal_gamma", 1.5}}},
+        {"loss", {{"name", "focal"}, {"label_smoothing", 0.1}, {"focal_gamma", 1.5}, {"asl_gamma_neg", 3.0},
+                  {"asl_gamma_pos", 1.0}, {"asl_clip", 0.1}}},
         {"schedule",
          {{"name", "multi_step"}, {"warmup_epochs", 1.5}, {"warmup_start_factor", 0.1}, {"step_size", 7},
           {"milestones", {10, 20}}, {"gamma", 0.5}, {"min_lr", 1e-5}, {"restart_epochs", 5}, {"restart_multiplier", 2},
@@ -223,7 +225,7 @@ TEST(RunConfig, FieldErrorsNameTheField)
         {{{"precision", "fp8"}}, "precision", "must be one of fp32, bf16, fp16 (got \"fp8\")"},
         {{{"optimizer", {{"name", "adam"}}}}, "optimizer.name", "must be one of sgd, adamw, rmsprop"},
         {{{"schedule", {{"name", "linear"}}}}, "schedule.name", "cosine_restarts"},
-        {{{"schedule", {{"plateau_metric", "accuracy"}}}}, "schedule.plateau_metric", "val_loss, val_top1, train_loss"},
+        {{{"schedule", {{"plateau_metric", "accuracy"}}}}, "schedule.plateau_metric", "val_loss, val_top1, val_map, train_loss"},
         {{{"model", {{"freeze", {{"policy", "all"}}}}}}, "model.freeze.policy", "train_all, head_only, up_to_stage"},
         {{{"data", {{"balance", "oversample"}}}}, "data.balance", "class_weights"},
         // devices

@@ -428,7 +428,7 @@ TEST_F(TrainerTest, InvalidConfigsAreRejectedNamingTheField)
     c.precision = "fp16";
     expectError(c, "precision");
     c = smallConfig();
-    c.data.balance = "balanced_sampler"; // not a choice (class_weights balances the loss)
+    c.data.balance = "oversample"; // not a choice (the samplers are balanced_sampler and sqrt_sampler)
     expectError(c, "data.balance");
     c = smallConfig();
     c.data.shards = m_tmp.file("missing");

@@ -154,7 +154,7 @@ TEST(SearchSpace, ErrorsNameTheField)
     EXPECT_EQ(spaceError(doc), "space.budget.epoch: unknown key (a budget has trials, epochs, seconds)");
     doc = exampleSpace();
     doc["metric"] = "accuracy";
-    EXPECT_EQ(spaceError(doc), "space.metric: must be one of val_loss, val_top1, train_loss (got \"accuracy\")");
+    EXPECT_EQ(spaceError(doc), "space.metric: must be one of val_loss, val_top1, val_map, train_loss (got \"accuracy\")");
     doc = exampleSpace();
     doc["direction"] = "up";
     EXPECT_EQ(spaceError(doc), "space.direction: must be one of maximize, minimize (got \"up\")");
