@@ -104,15 +104,16 @@ void loadModel(ExportContext &ctx)
         spec.weightsPath = ref.model;
         ctx.checkpointFile = ref.model;
         ctx.checkpointSidecar = ref.sidecar;
-        if (!ref.sidecar.empty()) {
-            const nlohmann::json meta = checkCheckpoint(ref.sidecar);
-            ctx.multiLabel = meta.value("task", "") == kTaskMultiLabel;
-            if (ctx.multiLabel && meta.contains("metrics") && meta["metrics"].contains("thresholds"))
-                ctx.thresholds = meta["metrics"]["thresholds"].get<std::vector<double>>();
-        }
         spec.head.numClasses = headRows(ref.model, backboneInfo(spec.arch));
         if (spec.head.numClasses < 1)
             throw EngineError(ref.model + ": no head weights for " + spec.arch);
+        if (!ref.sidecar.empty()) {
+            // The same task and thresholds as the checkpoint's predictions (RunModel).
+            const nlohmann::json meta = checkCheckpoint(ref.sidecar);
+            ctx.multiLabel = meta.value("task", "") == kTaskMultiLabel;
+            if (ctx.multiLabel)
+                ctx.thresholds = checkpointThresholds(meta, ref.sidecar, std::size_t(spec.head.numClasses));
+        }
         ctx.dataDir = config.data.shards;
         ctx.valSplit = config.data.valSplit;
         if (ctx.imageSize == 0)

@@ -71,29 +71,26 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
     if (!m.checkpoint.sidecar.empty())
         meta = checkCheckpoint(m.checkpoint.sidecar);
 
-    // Class names: the sidecar's (the trainer records them), else the run's dataset.
+    // Class names and the task: the sidecar's (the trainer records them), else the run's dataset.
     std::vector<std::string> classes;
     std::error_code ec;
-    if (meta.is_object() && meta.contains("classes") && meta["classes"].is_array()) {
+    const bool hasClasses = meta.is_object() && meta.contains("classes") && meta["classes"].is_array();
+    const bool hasTask = meta.is_object() && meta.contains("task") && meta["task"].is_string();
+    if (hasClasses)
         for (const auto &c : meta["classes"]) {
             if (!c.is_string())
                 throw EngineError(m.checkpoint.sidecar + ": \"classes\" must be an array of strings");
             classes.push_back(c.get<std::string>());
         }
-    } else if (!m.config.data.shards.empty() && fs::is_regular_file(fs::path(m.config.data.shards) / "dataset.json", ec)) {
-        classes = readDatasetManifest(m.config.data.shards).classes;
-    }
-
-    if (meta.is_object() && meta.contains("task") && meta["task"].is_string())
+    if (hasTask)
         m.task = meta["task"].get<std::string>();
-    else if (!m.config.data.shards.empty() && fs::is_regular_file(fs::path(m.config.data.shards) / "dataset.json", ec))
-        m.task = readDatasetManifest(m.config.data.shards).task;
-    if (m.multiLabel() && meta.is_object() && meta.contains("metrics") && meta["metrics"].contains("thresholds")) {
-        for (const auto &t : meta["metrics"]["thresholds"]) {
-            if (!t.is_number())
-                throw EngineError(m.checkpoint.sidecar + ": metrics.thresholds must be numbers");
-            m.thresholds.push_back(t.get<double>());
-        }
+    if ((!hasClasses || !hasTask) && !m.config.data.shards.empty() &&
+        fs::is_regular_file(fs::path(m.config.data.shards) / "dataset.json", ec)) {
+        const DatasetManifest manifest = readDatasetManifest(m.config.data.shards);
+        if (!hasClasses)
+            classes = manifest.classes;
+        if (!hasTask)
+            m.task = manifest.task;
     }
 
     int numClasses = m.config.model.head.numClasses;
@@ -114,11 +111,8 @@ RunModel loadRunModel(const std::string &runDir, const std::string &which, const
                           std::to_string(classes.size()) + " class names for a model of " + std::to_string(numClasses) +
                           " classes");
     m.classes = classes;
-    if (m.multiLabel() && m.thresholds.empty())
-        m.thresholds.assign(classes.size(), 0.5); // never validated: the sigmoid's midpoint
-    if (m.thresholds.size() != (m.multiLabel() ? classes.size() : 0))
-        throw EngineError(m.checkpoint.sidecar + ": " + std::to_string(m.thresholds.size()) + " thresholds for " +
-                          std::to_string(classes.size()) + " classes");
+    if (m.multiLabel())
+        m.thresholds = checkpointThresholds(meta, m.checkpoint.sidecar, classes.size());
 
     m.spec = m.config.model;
     m.spec.head.numClasses = numClasses;

@@ -546,4 +546,22 @@ CheckpointRef resolveCheckpoint(const std::string &runDir, const std::string &wh
     return ref;
 }
 
+std::vector<double> checkpointThresholds(const nlohmann::json &meta, const std::string &sidecarPath, std::size_t classes)
+{
+    std::vector<double> thresholds;
+    if (meta.is_object() && meta.contains("metrics") && meta["metrics"].is_object() && meta["metrics"].contains("thresholds")) {
+        for (const nlohmann::json &t : meta["metrics"]["thresholds"]) {
+            if (!t.is_number())
+                throw EngineError(sidecarPath + ": metrics.thresholds must be numbers");
+            thresholds.push_back(t.get<double>());
+        }
+    } else {
+        thresholds.assign(classes, 0.5);
+    }
+    if (thresholds.size() != classes)
+        throw EngineError(sidecarPath + ": " + std::to_string(thresholds.size()) + " thresholds for " +
+                          std::to_string(classes) + " classes");
+    return thresholds;
+}
+
 } // namespace lathe::engine

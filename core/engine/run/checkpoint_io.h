@@ -87,6 +87,13 @@ CheckpointData loadCheckpoint(const std::string &pathOfSidecarOrModelFile, bool 
 // tensor. Returns the sidecar; throws EngineError naming the file and the reason.
 nlohmann::json checkCheckpoint(const std::string &sidecarPath, bool verify = false);
 
+// The per-class thresholds of a multi-label model, from its sidecar (meta): the F1-tuned
+// "metrics.thresholds" the trainer records, or 0.5 (the sigmoid's midpoint) for each class of a
+// checkpoint written before any validation. Throws EngineError naming the sidecar when they are
+// not numbers or not one per class. (The sidecar's "task" says whether a model is multi-label.)
+std::vector<double> checkpointThresholds(const nlohmann::json &meta, const std::string &sidecarPath,
+                                         std::size_t classes);
+
 // "best", "last" (last.json, else the newest complete step), "latest" (the newest complete
 // step, last.json included), "step-<n>" / "<n>", or a file: a sidecar or model file of a
 // checkpoint, or any weights file (then sidecar is empty). A relative file name is looked up
