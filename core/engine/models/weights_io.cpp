@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/formats/torch_pth.h"
+#include "engine/base/error_text.h"
 
 #include <torch/types.h>
 #include <torch/utils.h>
@@ -13,13 +14,6 @@
 
 namespace lathe::engine {
 namespace {
-
-std::string shapeText(const torch::Tensor &t)
-{
-    std::ostringstream out;
-    out << t.sizes();
-    return out.str();
-}
 
 bool endsWith(const std::string &s, const std::string &suffix)
 {

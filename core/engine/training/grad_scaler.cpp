@@ -1,6 +1,7 @@
 #include "engine/training/grad_scaler.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/error_text.h"
 
 #include <ATen/ops/_amp_foreach_non_finite_check_and_unscale.h>
 #include <ATen/ops/_amp_update_scale.h>
@@ -17,13 +18,6 @@ namespace {
 
 const std::string kPrefix = "grad_scaler.";
 
-std::string str(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
-
 } // namespace
 
 GradScaler::GradScaler(double initScale, double growthFactor, double backoffFactor, int growthInterval, bool enabled)
@@ -34,11 +28,11 @@ GradScaler::GradScaler(double initScale, double growthFactor, double backoffFact
     , m_enabled(enabled)
 {
     if (!(initScale > 0) || !std::isfinite(initScale))
-        throw EngineError("grad scaler: initial scale must be > 0 (got " + str(initScale) + ")");
+        throw EngineError("grad scaler: initial scale must be > 0 (got " + numberText(initScale) + ")");
     if (!(growthFactor > 1) || !std::isfinite(growthFactor))
-        throw EngineError("grad scaler: growth factor must be > 1 (got " + str(growthFactor) + ")");
+        throw EngineError("grad scaler: growth factor must be > 1 (got " + numberText(growthFactor) + ")");
     if (!(backoffFactor > 0 && backoffFactor < 1))
-        throw EngineError("grad scaler: backoff factor must be within (0, 1) (got " + str(backoffFactor) + ")");
+        throw EngineError("grad scaler: backoff factor must be within (0, 1) (got " + numberText(backoffFactor) + ")");
     if (growthInterval < 1)
         throw EngineError("grad scaler: growth interval must be >= 1 (got " + std::to_string(growthInterval) + ")");
 }
@@ -197,7 +191,7 @@ void GradScaler::loadState(const NamedTensors &state)
         throw EngineError("grad scaler state: " + kPrefix + "scale: must be a float");
     const double scaleValue = scale.to(torch::kDouble).item<double>();
     if (!(scaleValue > 0) || !std::isfinite(scaleValue))
-        throw EngineError("grad scaler state: " + kPrefix + "scale: must be finite and > 0 (got " + str(scaleValue) + ")");
+        throw EngineError("grad scaler state: " + kPrefix + "scale: must be finite and > 0 (got " + numberText(scaleValue) + ")");
     std::int64_t counts[2];
     const char *countKeys[2] = {"growth_tracker", "skipped_steps"};
     for (int i = 0; i < 2; ++i) {

@@ -2,6 +2,7 @@
 #include "engine/training/multilabel_loss.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/error_text.h"
 
 #include <ATen/ops/cross_entropy_loss.h>
 #include <torch/nn/functional.h>
@@ -11,23 +12,6 @@
 #include <sstream>
 
 namespace lathe::engine {
-namespace {
-
-std::string shapeOf(const torch::Tensor &t)
-{
-    std::ostringstream out;
-    out << t.sizes();
-    return out.str();
-}
-
-std::string str(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
-
-} // namespace
 
 torch::Tensor classificationLoss(const LossConfig &config, const torch::Tensor &logits, const torch::Tensor &targets,
                                  const torch::Tensor &classWeights)
@@ -36,12 +20,12 @@ torch::Tensor classificationLoss(const LossConfig &config, const torch::Tensor &
         throw EngineError("loss.name: unknown loss '" + config.name + "' (expected cross_entropy or focal)");
     const double smoothing = config.labelSmoothing;
     if (!(smoothing >= 0 && smoothing <= 1))
-        throw EngineError("loss.label_smoothing: must be within [0, 1] (got " + str(smoothing) + ")");
+        throw EngineError("loss.label_smoothing: must be within [0, 1] (got " + numberText(smoothing) + ")");
     if (config.name == "focal" && (!(config.focalGamma >= 0) || !std::isfinite(config.focalGamma)))
-        throw EngineError("loss.focal_gamma: must be >= 0 (got " + str(config.focalGamma) + ")");
+        throw EngineError("loss.focal_gamma: must be >= 0 (got " + numberText(config.focalGamma) + ")");
     if (!logits.defined() || logits.dim() != 2 || logits.size(0) < 1 || logits.size(1) < 1)
         throw EngineError("loss: logits must be [N, K] with N, K >= 1 (got " +
-                          (logits.defined() ? shapeOf(logits) : std::string("none")) + ")");
+                          (logits.defined() ? shapeText(logits) : std::string("none")) + ")");
     if (!targets.defined())
         throw EngineError("loss: no targets");
     const std::int64_t n = logits.size(0);
@@ -49,12 +33,12 @@ torch::Tensor classificationLoss(const LossConfig &config, const torch::Tensor &
     const bool soft = c10::isFloatingType(targets.scalar_type());
     if (soft) {
         if (targets.sizes() != logits.sizes())
-            throw EngineError("loss: soft targets must be " + shapeOf(logits) + " like the logits (got " +
-                              shapeOf(targets) + ")");
+            throw EngineError("loss: soft targets must be " + shapeText(logits) + " like the logits (got " +
+                              shapeText(targets) + ")");
     } else {
         if (!c10::isIntegralType(targets.scalar_type(), false) || targets.dim() != 1 || targets.size(0) != n)
             throw EngineError("loss: targets must be int64 [" + std::to_string(n) + "] class indices (got " +
-                              std::string(c10::toString(targets.scalar_type())) + " " + shapeOf(targets) + ")");
+                              std::string(c10::toString(targets.scalar_type())) + " " + shapeText(targets) + ")");
         // Checked here: on CUDA an index out of range is a device-side assert, not an exception.
         if (torch::logical_or(targets < 0, targets >= k).any().item<bool>())
             throw EngineError("loss: a target is outside [0, " + std::to_string(k) + ")");
@@ -63,7 +47,7 @@ torch::Tensor classificationLoss(const LossConfig &config, const torch::Tensor &
     if (classWeights.defined()) {
         if (classWeights.dim() != 1 || classWeights.size(0) != k || !c10::isFloatingType(classWeights.scalar_type()))
             throw EngineError("loss: class weights must be float [" + std::to_string(k) + "] (got " +
-                              shapeOf(classWeights) + ")");
+                              shapeText(classWeights) + ")");
         weight = classWeights.to(logits.device(), torch::kFloat);
     }
 

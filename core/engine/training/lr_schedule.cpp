@@ -1,6 +1,7 @@
 #include "engine/training/lr_schedule.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/error_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::string str(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
-
 [[noreturn]] void invalid(const std::string &field, const std::string &reason)
 {
     throw EngineError("schedule." + field + ": " + reason);
@@ -27,7 +21,7 @@ std::string str(double v)
 void requirePositive(const std::string &field, double value)
 {
     if (!(value > 0) || !std::isfinite(value))
-        invalid(field, "must be > 0 (got " + str(value) + ")");
+        invalid(field, "must be > 0 (got " + numberText(value) + ")");
 }
 
 double cosineAnneal(double start, double end, double pct)
@@ -48,7 +42,7 @@ LrSchedule::LrSchedule(const ScheduleConfig &config, double baseLr, std::int64_t
         invalid("name", "unknown schedule '" + config.name +
                             "' (expected constant, step, multi_step, exponential, cosine, cosine_restarts, one_cycle or plateau)");
     if (!(baseLr > 0) || !std::isfinite(baseLr))
-        throw EngineError("optimizer.lr: must be > 0 (got " + str(baseLr) + ")");
+        throw EngineError("optimizer.lr: must be > 0 (got " + numberText(baseLr) + ")");
     if (stepsPerEpoch < 1)
         throw EngineError("schedule: steps per epoch must be >= 1 (got " + std::to_string(stepsPerEpoch) + ")");
     if (epochs < 1)
@@ -57,9 +51,9 @@ LrSchedule::LrSchedule(const ScheduleConfig &config, double baseLr, std::int64_t
         throw EngineError("schedule: too many steps (" + std::to_string(stepsPerEpoch) + " per epoch, " +
                           std::to_string(epochs) + " epochs)");
     if (!(config.warmupEpochs >= 0) || !std::isfinite(config.warmupEpochs))
-        invalid("warmup_epochs", "must be >= 0 (got " + str(config.warmupEpochs) + ")");
+        invalid("warmup_epochs", "must be >= 0 (got " + numberText(config.warmupEpochs) + ")");
     if (!(config.warmupStartFactor >= 0 && config.warmupStartFactor <= 1))
-        invalid("warmup_start_factor", "must be within [0, 1] (got " + str(config.warmupStartFactor) + ")");
+        invalid("warmup_start_factor", "must be within [0, 1] (got " + numberText(config.warmupStartFactor) + ")");
 
     const std::string &name = config.name;
     if (name == "step" || name == "multi_step" || name == "exponential")
@@ -76,7 +70,7 @@ LrSchedule::LrSchedule(const ScheduleConfig &config, double baseLr, std::int64_t
     }
     if (name == "cosine" || name == "cosine_restarts") {
         if (!(config.minLr >= 0) || !std::isfinite(config.minLr))
-            invalid("min_lr", "must be >= 0 (got " + str(config.minLr) + ")");
+            invalid("min_lr", "must be >= 0 (got " + numberText(config.minLr) + ")");
     }
     if (name == "cosine_restarts") {
         if (config.restartEpochs < 1)
@@ -86,19 +80,19 @@ LrSchedule::LrSchedule(const ScheduleConfig &config, double baseLr, std::int64_t
     }
     if (name == "one_cycle") {
         if (!(config.maxLr >= 0) || !std::isfinite(config.maxLr))
-            invalid("max_lr", "must be >= 0 (got " + str(config.maxLr) + ")");
+            invalid("max_lr", "must be >= 0 (got " + numberText(config.maxLr) + ")");
         if (!(config.pctStart >= 0 && config.pctStart <= 1))
-            invalid("pct_start", "must be within [0, 1] (got " + str(config.pctStart) + ")");
+            invalid("pct_start", "must be within [0, 1] (got " + numberText(config.pctStart) + ")");
         requirePositive("div_factor", config.divFactor);
         requirePositive("final_div_factor", config.finalDivFactor);
     }
     if (name == "plateau") {
         if (!(config.plateauFactor > 0 && config.plateauFactor < 1))
-            invalid("plateau_factor", "must be within (0, 1) (got " + str(config.plateauFactor) + ")");
+            invalid("plateau_factor", "must be within (0, 1) (got " + numberText(config.plateauFactor) + ")");
         if (config.plateauPatience < 0)
             invalid("plateau_patience", "must be >= 0 (got " + std::to_string(config.plateauPatience) + ")");
         if (!(config.plateauThreshold >= 0) || !std::isfinite(config.plateauThreshold))
-            invalid("plateau_threshold", "must be >= 0 (got " + str(config.plateauThreshold) + ")");
+            invalid("plateau_threshold", "must be >= 0 (got " + numberText(config.plateauThreshold) + ")");
         m_minimize = isMinimizedMetric(config.plateauMetric);
     }
 
@@ -251,7 +245,7 @@ void LrSchedule::loadState(const nlohmann::json &state)
     };
     const double factor = number("factor").get<double>();
     if (!(factor > 0 && factor <= 1))
-        fail("'factor' must be within (0, 1] (got " + str(factor) + ")");
+        fail("'factor' must be within (0, 1] (got " + numberText(factor) + ")");
     const int badEpochs = number("bad_epochs").get<int>();
     const int lastEpoch = number("last_epoch").get<int>();
     if (badEpochs < 0 || lastEpoch < -1)

@@ -1,6 +1,7 @@
 #include "engine/training/multilabel_loss.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/error_text.h"
 
 #include <ATen/ops/binary_cross_entropy_with_logits.h>
 #include <torch/types.h>
@@ -11,26 +12,12 @@
 namespace lathe::engine {
 namespace {
 
-std::string shapeOf(const torch::Tensor &t)
-{
-    std::ostringstream out;
-    out << t.sizes();
-    return out.str();
-}
-
-std::string str(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
-
 // A setting that must be finite and within [0, upper) (upper < 0: no upper bound).
 void checkSetting(const char *name, double value, double upper)
 {
     if (!std::isfinite(value) || value < 0 || (upper >= 0 && value >= upper))
         throw EngineError(std::string("loss.") + name + ": must be >= 0" +
-                          (upper >= 0 ? " and < " + str(upper) : std::string()) + " (got " + str(value) + ")");
+                          (upper >= 0 ? " and < " + numberText(upper) : std::string()) + " (got " + numberText(value) + ")");
 }
 
 // base^gamma for base >= 0 and gamma > 0, with a finite gradient where base is 0: pow's own
@@ -53,7 +40,7 @@ torch::Tensor multiLabelLoss(const MultiLabelLossOptions &options, const torch::
         throw EngineError("loss.name: unknown multi-label loss '" + options.name + "' (expected bce or asymmetric)");
     const double smoothing = options.labelSmoothing;
     if (!(smoothing >= 0 && smoothing <= 1))
-        throw EngineError("loss.label_smoothing: must be within [0, 1] (got " + str(smoothing) + ")");
+        throw EngineError("loss.label_smoothing: must be within [0, 1] (got " + numberText(smoothing) + ")");
     if (asymmetric) {
         checkSetting("gamma_neg", options.gammaNeg, -1);
         checkSetting("gamma_pos", options.gammaPos, -1);
@@ -63,12 +50,12 @@ torch::Tensor multiLabelLoss(const MultiLabelLossOptions &options, const torch::
     if (!logits.defined() || logits.dim() != 2 || logits.size(0) < 1 || logits.size(1) < 1 ||
         !c10::isFloatingType(logits.scalar_type()))
         throw EngineError("loss: logits must be floating [N, K] with N, K >= 1 (got " +
-                          (logits.defined() ? std::string(c10::toString(logits.scalar_type())) + " " + shapeOf(logits)
+                          (logits.defined() ? std::string(c10::toString(logits.scalar_type())) + " " + shapeText(logits)
                                             : std::string("none")) +
                           ")");
     if (!targets.defined() || targets.sizes() != logits.sizes() || !c10::isFloatingType(targets.scalar_type()))
-        throw EngineError("loss: targets must be floating " + shapeOf(logits) + " like the logits (got " +
-                          (targets.defined() ? std::string(c10::toString(targets.scalar_type())) + " " + shapeOf(targets)
+        throw EngineError("loss: targets must be floating " + shapeText(logits) + " like the logits (got " +
+                          (targets.defined() ? std::string(c10::toString(targets.scalar_type())) + " " + shapeText(targets)
                                              : std::string("none")) +
                           ")");
     const std::int64_t n = logits.size(0);
@@ -84,7 +71,7 @@ torch::Tensor multiLabelLoss(const MultiLabelLossOptions &options, const torch::
         if (positiveWeights.dim() != 1 || positiveWeights.size(0) != k ||
             !c10::isFloatingType(positiveWeights.scalar_type()))
             throw EngineError("loss: positive weights must be float [" + std::to_string(k) + "] (got " +
-                              shapeOf(positiveWeights) + ")");
+                              shapeText(positiveWeights) + ")");
         w = positiveWeights.to(x.device(), torch::kFloat);
         if (torch::logical_not(torch::logical_and(torch::isfinite(w), w >= 0)).any().item<bool>())
             throw EngineError("loss: positive weights must be finite and >= 0");

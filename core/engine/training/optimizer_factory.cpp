@@ -2,6 +2,7 @@
 
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
+#include "engine/base/error_text.h"
 
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/optim/adamw.h>
@@ -26,13 +27,6 @@ using torch::optim::SGDOptions;
 using torch::optim::SGDParamState;
 
 const std::string kPrefix = "optimizer.";
-
-std::string str(double v)
-{
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
 
 [[noreturn]] void invalid(const std::string &field, const std::string &reason)
 {
@@ -205,7 +199,7 @@ public:
     {
         const torch::Tensor &t = require(key);
         if (t.sizes() != m_parameter.sizes())
-            fail(key, "shape " + shape(t) + " does not match the parameter's " + shape(m_parameter));
+            fail(key, "shape " + shapeText(t) + " does not match the parameter's " + shapeText(m_parameter));
         if (t.scalar_type() != m_parameter.scalar_type())
             fail(key, std::string("dtype ") + c10::toString(t.scalar_type()) + " is not the parameter's " +
                           c10::toString(m_parameter.scalar_type()));
@@ -239,13 +233,6 @@ private:
         throw EngineError("optimizer state: " + m_prefix + key + ": " + reason);
     }
 
-    static std::string shape(const torch::Tensor &t)
-    {
-        std::ostringstream out;
-        out << t.sizes();
-        return out.str();
-    }
-
     std::string m_prefix;
     torch::Tensor m_parameter;
     std::map<std::string, torch::Tensor> m_found;
@@ -265,13 +252,13 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig &co
             throw EngineError("optimizer: parameter group '" + group.stage + "' has a negative lr multiplier");
     }
     if (!(config.lr > 0) || !std::isfinite(config.lr))
-        invalid("lr", "must be > 0 (got " + str(config.lr) + ")");
+        invalid("lr", "must be > 0 (got " + numberText(config.lr) + ")");
     if (!(config.weightDecay >= 0) || !std::isfinite(config.weightDecay))
-        invalid("weight_decay", "must be >= 0 (got " + str(config.weightDecay) + ")");
+        invalid("weight_decay", "must be >= 0 (got " + numberText(config.weightDecay) + ")");
 
     if (config.name == "sgd") {
         if (!(config.momentum >= 0 && config.momentum < 1))
-            invalid("momentum", "must be within [0, 1) (got " + str(config.momentum) + ")");
+            invalid("momentum", "must be within [0, 1) (got " + numberText(config.momentum) + ")");
         if (config.nesterov && config.momentum <= 0)
             invalid("nesterov", "needs momentum > 0");
         return build(SGDOptions(config.lr)
@@ -281,11 +268,11 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig &co
                      groups);
     }
     if (!(config.eps > 0))
-        invalid("eps", "must be > 0 (got " + str(config.eps) + ")");
+        invalid("eps", "must be > 0 (got " + numberText(config.eps) + ")");
     if (config.name == "adamw") {
         for (int i = 0; i < 2; ++i)
             if (!(config.betas[i] >= 0 && config.betas[i] < 1))
-                invalid("betas", "must be within [0, 1) (got " + str(config.betas[i]) + ")");
+                invalid("betas", "must be within [0, 1) (got " + numberText(config.betas[i]) + ")");
         return build(AdamWOptions(config.lr)
                          .betas({config.betas[0], config.betas[1]})
                          .eps(config.eps)
@@ -294,9 +281,9 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig &co
     }
     if (config.name == "rmsprop") {
         if (!(config.alpha >= 0 && config.alpha <= 1))
-            invalid("alpha", "must be within [0, 1] (got " + str(config.alpha) + ")");
+            invalid("alpha", "must be within [0, 1] (got " + numberText(config.alpha) + ")");
         if (!(config.momentum >= 0 && config.momentum < 1))
-            invalid("momentum", "must be within [0, 1) (got " + str(config.momentum) + ")");
+            invalid("momentum", "must be within [0, 1) (got " + numberText(config.momentum) + ")");
         return build(RMSpropOptions(config.lr)
                          .alpha(config.alpha)
                          .eps(config.eps)
@@ -418,7 +405,7 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
 double clipGradNorm(const std::vector<ParameterGroup> &groups, double maxNorm)
 {
     if (!(maxNorm > 0))
-        invalid("clip_grad_norm", "must be > 0 (got " + str(maxNorm) + ")");
+        invalid("clip_grad_norm", "must be > 0 (got " + numberText(maxNorm) + ")");
     std::vector<torch::Tensor> parameters;
     for (const ParameterGroup &group : groups)
         parameters.insert(parameters.end(), group.parameters.begin(), group.parameters.end());

@@ -1,6 +1,7 @@
 #include "engine/training/weight_ema.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/base/error_text.h"
 
 #include <torch/types.h>
 
@@ -13,13 +14,6 @@ namespace {
 
 const std::string kPrefix = "ema.";
 const std::string kUpdates = "ema_updates";
-
-std::string shapeOf(const torch::Tensor &t)
-{
-    std::ostringstream out;
-    out << t.sizes();
-    return out.str();
-}
 
 } // namespace
 
@@ -126,8 +120,8 @@ void WeightEma::loadState(const NamedTensors &state)
         if (it == saved.end() || !it->second.defined())
             throw EngineError("ema state: " + kPrefix + e.name + ": missing");
         if (it->second.sizes() != e.value.sizes())
-            throw EngineError("ema state: " + kPrefix + e.name + ": shape " + shapeOf(it->second) +
-                              " does not match the model's " + shapeOf(e.value));
+            throw EngineError("ema state: " + kPrefix + e.name + ": shape " + shapeText(it->second) +
+                              " does not match the model's " + shapeText(e.value));
         if (it->second.is_floating_point() != e.value.is_floating_point())
             throw EngineError("ema state: " + kPrefix + e.name + ": dtype " + c10::toString(it->second.scalar_type()) +
                               " does not fit the model's " + c10::toString(e.value.scalar_type()));
