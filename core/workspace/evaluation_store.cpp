@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QVariantList>
 
 namespace lathe::workspace {
 namespace {
@@ -174,21 +175,23 @@ qint64 EvaluationStore::latest(const QString &databasePath, const QString &runDi
     return query.next() ? query.value(0).toLongLong() : 0;
 }
 
-QVector<EvaluationSummary> EvaluationStore::list(const QString &databasePath, const QString &runDir)
+namespace {
+
+// The evaluations that `where` picks (a condition on e, with bound values), newest first. The
+// task and the mAP come from the stored metrics (json_valid: a malformed row still lists).
+QVector<EvaluationSummary> summaries(const QString &databasePath, const QString &where, const QVariantList &values)
 {
     ProjectConnection connection(databasePath);
     QSqlQuery query = connection.prepare(
-        runDir.isEmpty()
-            ? QStringLiteral("SELECT e.id, e.run_dir, e.checkpoint, e.split, e.created, e.tta,"
-                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id),"
-                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id AND p.pred = p.label)"
-                             " FROM evaluations e ORDER BY e.id DESC")
-            : QStringLiteral("SELECT e.id, e.run_dir, e.checkpoint, e.split, e.created, e.tta,"
-                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id),"
-                             " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id AND p.pred = p.label)"
-                             " FROM evaluations e WHERE e.run_dir = ? ORDER BY e.id DESC"));
-    if (!runDir.isEmpty())
-        query.addBindValue(runKey(runDir));
+        QStringLiteral("SELECT e.id, e.run_dir, e.checkpoint, e.split, e.created, e.tta,"
+                       " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id),"
+                       " (SELECT COUNT(*) FROM predictions p WHERE p.evaluation_id = e.id AND p.pred = p.label),"
+                       " CASE WHEN json_valid(e.metrics_json) THEN json_extract(e.metrics_json, '$.task') END,"
+                       " CASE WHEN json_valid(e.metrics_json) THEN json_extract(e.metrics_json, '$.map') END"
+                       " FROM evaluations e%1 ORDER BY e.id DESC")
+            .arg(where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + where));
+    for (const QVariant &value : values)
+        query.addBindValue(value);
     connection.exec(query);
     QVector<EvaluationSummary> out;
     while (query.next()) {
@@ -201,9 +204,32 @@ QVector<EvaluationSummary> EvaluationStore::list(const QString &databasePath, co
         s.tta = query.value(5).toBool();
         s.count = query.value(6).toLongLong();
         s.top1 = s.count > 0 ? query.value(7).toDouble() / double(s.count) : 0.0;
+        if (query.value(8).toString() == QLatin1String("multi_label"))
+            s.task = query.value(8).toString();
+        bool number = false;
+        const double map = query.value(9).toDouble(&number);
+        if (s.multiLabel() && !query.value(9).isNull() && number)
+            s.map = map;
         out.append(s);
     }
     return out;
+}
+
+} // namespace
+
+QVector<EvaluationSummary> EvaluationStore::list(const QString &databasePath, const QString &runDir)
+{
+    return runDir.isEmpty() ? summaries(databasePath, {}, {})
+                            : summaries(databasePath, QStringLiteral("e.run_dir = ?"), {runKey(runDir)});
+}
+
+QHash<QString, EvaluationSummary> EvaluationStore::newestByRun(const QString &databasePath)
+{
+    QHash<QString, EvaluationSummary> newest;
+    for (const EvaluationSummary &s :
+         summaries(databasePath, QStringLiteral("e.id IN (SELECT MAX(id) FROM evaluations GROUP BY run_dir)"), {}))
+        newest.insert(s.runDir, s);
+    return newest;
 }
 
 } // namespace lathe::workspace

@@ -3,9 +3,12 @@
 #include "engine/inference/evaluation.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QMetaType>
 #include <QString>
 #include <QVector>
+
+#include <limits>
 
 namespace lathe::workspace {
 
@@ -33,8 +36,21 @@ struct EvaluationSummary
     QString split;
     QString created;
     bool tta = false;
+    // The share of images whose top class is their label: a single-label evaluation's top-1
+    // accuracy. Meaningless for a multi-label one (an image has a label set): see map.
     double top1 = 0;
     qint64 count = 0;
+    // The metrics' "task": "multi_label" for a multi-label model's evaluation, else (also for
+    // every evaluation stored before multi-label ones existed) "single_label".
+    QString task = QStringLiteral("single_label");
+    // A multi-label evaluation's mean average precision over labels (macro; the metrics' "map"):
+    // NaN when no label has a positive image, and for single-label evaluations.
+    double map = std::numeric_limits<double>::quiet_NaN();
+    bool multiLabel() const { return task == QLatin1String("multi_label"); }
+    // The number that sums the evaluation up: "top1" (single-label) or "map" (multi-label), and
+    // its value (a fraction; NaN for a mAP without positives).
+    QString metric() const { return multiLabel() ? QStringLiteral("map") : QStringLiteral("top1"); }
+    double value() const { return multiLabel() ? map : top1; }
 };
 
 // The project database's stored evaluations. Each call opens a ProjectConnection of its own on
@@ -57,6 +73,9 @@ public:
                          const QString &split, bool tta);
     // Every stored evaluation of runDir (all runs when empty), newest first.
     static QVector<EvaluationSummary> list(const QString &databasePath, const QString &runDir = {});
+    // The newest stored evaluation of every run that has one (any checkpoint, split and TTA
+    // setting), keyed by run folder (clean absolute path, as listRuns spells it).
+    static QHash<QString, EvaluationSummary> newestByRun(const QString &databasePath);
 };
 
 } // namespace lathe::workspace

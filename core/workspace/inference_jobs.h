@@ -22,7 +22,8 @@ struct FilePredictions
 
 // Classifies image files and folders with a run's checkpoint (engine::predictFiles): one bad
 // file gives its own error row and never stops the others. Progress per file; cancellable
-// between files. Result: FilePredictions.
+// between files. Result: FilePredictions; a multi-label checkpoint's carry each file's label set
+// and every label's score with its threshold (FilePrediction::labelSet, labelScores).
 class PredictFilesJob : public Job
 {
     Q_OBJECT

@@ -5,15 +5,19 @@
 // the engine's metrics; an edited threshold gives exactly engine::precisionRecallF1's numbers
 // and moves the PR curve's marker; "Reset to Tuned" restores the stored numbers; a click on a
 // cell of the false-positive confusion lists exactly the images it counts; the scores survive
-// the database and saveEvaluation/loadEvaluation. With LATHE_EVALUATE_MULTILABEL_SCREENSHOT=FILE.png
-// it also saves the page as shown.
+// the database and saveEvaluation/loadEvaluation. The Predict tab shows each file's label set
+// (the engine's, at the checkpoint's thresholds) and every label's score against its threshold,
+// and says so when no label reaches its threshold. With LATHE_EVALUATE_MULTILABEL_SCREENSHOT=FILE.png
+// it also saves the page as shown (LATHE_EVALUATE_MULTILABEL_PREDICT_SCREENSHOT: its Predict tab).
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
 #include "engine/inference/evaluation.h"
+#include "engine/inference/prediction.h"
 #include "engine/training/multilabel_metrics.h"
 #include "engine/training/trainer.h"
 #include "evaluate/confusion_matrix_view.h"
 #include "evaluate/evaluate_page.h"
+#include "evaluate/file_prediction_panel.h"
 #include "evaluate/label_pr_plot.h"
 #include "evaluate/multi_label_metrics_model.h"
 #include "evaluate/multi_label_panel.h"
@@ -31,6 +35,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -71,9 +76,15 @@ private Q_SLOTS:
     void falsePositiveCellListsItsImages();
     void scoresSurviveSaveAndLoad();
     void singleLabelEvaluationStillShowsItsViews();
+    void predictTabShowsLabelSets();
+    void predictTabSaysWhenNoLabelReachesItsThreshold();
 
 private:
     int labelIndex(const std::string &name) const;
+    ui::FilePredictionPanel *predictPanel() const { return m_page->findChild<ui::FilePredictionPanel *>(); }
+    // Training images (validation ones sit exactly on their tuned thresholds): the Bag folder
+    // and one Sandal image (which carries "feet" too).
+    QStringList trainingInputs() const;
     ui::MultiLabelPanel *panel() const { return m_page->multiLabelPanel(); }
     MultiLabelMetricsModel *model() const { return panel()->model(); }
 
@@ -84,6 +95,7 @@ private:
     EvaluatePage *m_page = nullptr;
     workspace::StoredEvaluation m_stored;
     engine::MultiLabelTargets m_targets;
+    std::vector<std::string> m_classes; // the dataset's labels, in the model's order
 };
 
 int TestEvaluateMultiLabel::labelIndex(const std::string &name) const
@@ -126,6 +138,7 @@ void TestEvaluateMultiLabel::initTestCase()
     const engine::ConvertResult converted = engine::convertFolder(convert);
     QCOMPARE(converted.manifest.task, std::string("multi_label"));
     QCOMPARE(converted.manifest.classes.size(), std::size_t(12));
+    m_classes = converted.manifest.classes;
     QCOMPARE(trainSmallRun(*m_project, converted.outDir, "test", &m_run), std::string("finished"));
 
     m_jobs = new workspace::JobManager(1, this);
@@ -429,6 +442,174 @@ void TestEvaluateMultiLabel::singleLabelEvaluationStillShowsItsViews()
     QCOMPARE(m_page->confusionMatrix()->total(), qint64(3));
     QVERIFY(m_page->evaluation().result.probabilities.empty()); // single-label scores are not stored
     QCOMPARE(model()->labelCount(), 0);
+}
+
+QStringList TestEvaluateMultiLabel::trainingInputs() const
+{
+    const QDir train(QDir(m_tmp.path()).filePath(QStringLiteral("images/train")));
+    const QStringList sandals = QDir(train.filePath(QStringLiteral("Sandal"))).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+    return {train.filePath(QStringLiteral("Bag")), train.filePath(QStringLiteral("Sandal/") + sandals.value(0))};
+}
+
+// The Predict tab on a multi-label checkpoint: each file's label set is the engine's, at the
+// checkpoint's thresholds, and every label's score stands next to its threshold.
+void TestEvaluateMultiLabel::predictTabShowsLabelSets()
+{
+    const QStringList inputs = trainingInputs();
+    QSignalSpy done(m_page, &EvaluatePage::predictionsFinished);
+    m_page->predictFiles(inputs);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(m_page->tabs()->currentIndex(), int(EvaluatePage::PredictTab));
+    const std::vector<engine::FilePrediction> &shown = m_page->filePredictions();
+    QCOMPARE(shown.size(), std::size_t(9)); // eight bags and a sandal
+
+    // The engine's predictions of the same files with the same checkpoint, and the checkpoint's
+    // thresholds as its sidecar holds them.
+    engine::PredictOptions options;
+    options.runDir = m_run.toStdString();
+    options.checkpoint = "best";
+    options.device = "cpu";
+    std::vector<std::string> files;
+    for (const QString &input : inputs)
+        files.push_back(input.toStdString());
+    const std::vector<engine::FilePrediction> expected = engine::predictFiles(options, files);
+    QCOMPARE(expected.size(), shown.size());
+    std::ifstream sidecarFile(fs::path(m_run.toStdString()) / "checkpoints" / "best.json");
+    const nlohmann::json sidecar = nlohmann::json::parse(sidecarFile);
+    QCOMPARE(sidecar.value("task", std::string()), std::string("multi_label"));
+    const std::vector<double> thresholds = sidecar.at("metrics").at("thresholds").get<std::vector<double>>();
+    QCOMPARE(thresholds.size(), std::size_t(12));
+
+    // The same images through the evaluation (shards, not files): the same scores, so the same
+    // label sets at those thresholds.
+    engine::EvalOptions eval;
+    eval.runDir = m_run.toStdString();
+    eval.checkpoint = "best";
+    eval.split = "train";
+    eval.keepProbabilities = true;
+    eval.device = "cpu";
+    const engine::EvalResult evaluated = engine::evaluate(eval);
+    QCOMPARE(evaluated.probabilities.size(), evaluated.predictions.size());
+
+    QStandardItemModel *table = m_page->predictModel();
+    QCOMPARE(table->rowCount(), 9);
+    QCOMPARE(table->headerData(ui::FilePredictionPanel::PredictionColumn, Qt::Horizontal).toString(), QStringLiteral("Label set"));
+    std::size_t withLabels = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const engine::FilePrediction &p = shown[i];
+        QVERIFY2(p.error.empty(), p.error.c_str());
+        QVERIFY(p.multiLabel);
+        QCOMPARE(p.path, expected[i].path);
+        QCOMPARE(p.labelSet, expected[i].labelSet);
+        QStringList names;
+        for (const std::string &name : expected[i].labelSet)
+            names << QString::fromStdString(name);
+        const QString setText = table->index(int(i), ui::FilePredictionPanel::PredictionColumn).data().toString();
+        QCOMPARE(setText, names.isEmpty() ? QStringLiteral("No label reaches its threshold")
+                                          : QStringLiteral("Labels: ") + names.join(QStringLiteral(", ")));
+        withLabels += names.isEmpty() ? 0 : 1;
+
+        // Every label once, highest score first, against the checkpoint's threshold.
+        QCOMPARE(p.labelScores.size(), std::size_t(12));
+        std::set<int> seen;
+        std::vector<std::string> inSet;
+        const QString scores = table->index(int(i), ui::FilePredictionPanel::TopColumn).data().toString();
+        for (std::size_t j = 0; j < p.labelScores.size(); ++j) {
+            const engine::LabelScore &label = p.labelScores[j];
+            seen.insert(label.index);
+            QCOMPARE(label.name, m_classes.at(std::size_t(label.index)));
+            QCOMPARE(label.threshold, thresholds[std::size_t(label.index)]);
+            QCOMPARE(label.inSet, double(label.score) >= label.threshold);
+            if (j > 0)
+                QVERIFY(label.score <= p.labelScores[j - 1].score);
+            if (label.inSet)
+                inSet.push_back(label.name);
+            const QString cell = (label.inSet ? QStringLiteral("✓ %1 %2 ≥ %3") : QStringLiteral("%1 %2 < %3"))
+                                     .arg(QString::fromStdString(label.name), QLocale().toString(double(label.score), 'f', 4),
+                                          QLocale().toString(label.threshold, 'f', 4));
+            QVERIFY2(scores.contains(cell), qPrintable(scores + QStringLiteral(" lacks ") + cell));
+        }
+        QCOMPARE(seen.size(), std::size_t(12));
+        QCOMPARE(inSet, p.labelSet);
+
+        // The evaluation's scores of the same image agree, and so does its label set wherever a
+        // score is not within rounding of its threshold.
+        const std::string relative = fs::path(p.path).lexically_relative(fs::path(m_tmp.path().toStdString()) / "images").generic_string();
+        const auto it = std::find_if(evaluated.predictions.begin(), evaluated.predictions.end(),
+                                     [&](const engine::Prediction &e) { return e.filename == relative; });
+        QVERIFY2(it != evaluated.predictions.end(), relative.c_str());
+        const std::vector<float> &row = evaluated.probabilities[std::size_t(it - evaluated.predictions.begin())];
+        for (const engine::LabelScore &label : p.labelScores) {
+            const double score = row[std::size_t(label.index)];
+            QVERIFY2(std::abs(score - double(label.score)) < 1e-4, relative.c_str());
+            if (std::abs(score - label.threshold) > 1e-4)
+                QCOMPARE(score >= label.threshold, label.inSet);
+        }
+    }
+    QVERIFY2(withLabels > 0, "no training image got a label: the run learnt nothing");
+
+    // The label table lists the selected file's labels, those in the set marked.
+    const int row = 8; // the sandal
+    predictPanel()->view()->setCurrentIndex(table->index(row, 0));
+    QStandardItemModel *labels = predictPanel()->labelModel();
+    QCOMPARE(labels->rowCount(), 12);
+    QVERIFY(predictPanel()->findChild<QTableView *>(QStringLiteral("predictLabelTable"))->isVisibleTo(predictPanel()));
+    for (int j = 0; j < 12; ++j) {
+        const engine::LabelScore &label = shown[std::size_t(row)].labelScores[std::size_t(j)];
+        QCOMPARE(labels->item(j, ui::FilePredictionPanel::LabelNameColumn)->text(), QString::fromStdString(label.name));
+        QCOMPARE(labels->item(j, ui::FilePredictionPanel::LabelScoreColumn)->data(Qt::UserRole).toDouble(), double(label.score));
+        QCOMPARE(labels->item(j, ui::FilePredictionPanel::LabelThresholdColumn)->data(Qt::UserRole).toDouble(), label.threshold);
+        QCOMPARE(labels->item(j, ui::FilePredictionPanel::LabelInSetColumn)->data(Qt::UserRole).toBool(), label.inSet);
+        QCOMPARE(labels->item(j, ui::FilePredictionPanel::LabelNameColumn)->font().bold(), label.inSet);
+    }
+
+    const QString shot = qEnvironmentVariable("LATHE_EVALUATE_MULTILABEL_PREDICT_SCREENSHOT");
+    if (!shot.isEmpty())
+        QVERIFY(m_page->grab().save(shot));
+
+    // The CSV carries each file's label set.
+    const QString csv = QDir(m_tmp.path()).filePath(QStringLiteral("predictions.csv"));
+    QSignalSpy saved(m_page, &EvaluatePage::fileSaved);
+    m_page->savePredictionsCsv(csv);
+    QVERIFY(saved.wait(20000));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 10);
+    QVERIFY2(lines.first().startsWith(QStringLiteral("file,labels,class_1,prob_1")), qPrintable(lines.first()));
+    QStringList sandal;
+    for (const std::string &name : shown[8].labelSet)
+        sandal << QString::fromStdString(name);
+    QVERIFY2(lines.last().contains(QLatin1Char(',') + sandal.join(QLatin1Char(';')) + QLatin1Char(',')), qPrintable(lines.last()));
+}
+
+// A checkpoint whose thresholds no score reaches (a copy of best with every threshold 2): the
+// empty label set says so plainly.
+void TestEvaluateMultiLabel::predictTabSaysWhenNoLabelReachesItsThreshold()
+{
+    const fs::path checkpoints = fs::path(m_run.toStdString()) / "checkpoints";
+    fs::copy_file(checkpoints / "best.safetensors", checkpoints / "strict.safetensors", fs::copy_options::overwrite_existing);
+    std::ifstream in(checkpoints / "best.json");
+    nlohmann::json sidecar = nlohmann::json::parse(in);
+    sidecar["files"]["model"]["name"] = "strict.safetensors";
+    sidecar["metrics"]["thresholds"] = std::vector<double>(12, 2.0);
+    std::ofstream(checkpoints / "strict.json") << sidecar.dump();
+
+    QSignalSpy done(predictPanel(), &ui::FilePredictionPanel::finished);
+    predictPanel()->predict({trainingInputs().at(1)}, m_run, QString::fromStdString((checkpoints / "strict.json").string()));
+    QVERIFY(done.wait(120000));
+    const std::vector<engine::FilePrediction> &shown = m_page->filePredictions();
+    QCOMPARE(shown.size(), std::size_t(1));
+    QVERIFY2(shown[0].error.empty(), shown[0].error.c_str());
+    QVERIFY(shown[0].multiLabel);
+    QVERIFY(shown[0].labelSet.empty());
+    QCOMPARE(m_page->predictModel()->index(0, ui::FilePredictionPanel::PredictionColumn).data().toString(),
+             QStringLiteral("No label reaches its threshold"));
+    const QString scores = m_page->predictModel()->index(0, ui::FilePredictionPanel::TopColumn).data().toString();
+    QVERIFY2(!scores.contains(QStringLiteral("✓")) && scores.contains(QStringLiteral(" < 2.0000")), qPrintable(scores));
+    QCOMPARE(predictPanel()->labelModel()->rowCount(), 12);
+    for (int j = 0; j < 12; ++j)
+        QVERIFY(!predictPanel()->labelModel()->item(j, ui::FilePredictionPanel::LabelInSetColumn)->data(Qt::UserRole).toBool());
 }
 
 QTEST_MAIN(TestEvaluateMultiLabel)

@@ -1,17 +1,20 @@
 // The Runs page on run folders written without the GUI (the engine's RunFolder, as lathe-cli
 // writes them, and checkpoint files laid out as checkpoint_io.h documents): names, tags and
 // notes saved in the run folder and read back, filtering by text and tag, marking a checkpoint
-// best, deleting one, and the Evaluate/Export hand-offs. On real small runs (small_run.h): the
-// checkpoint table's epochs and metric columns, the dataset column, the Evaluate and Export
-// pages preselecting the newest finished run and following the Runs page's selection, and a
-// paused run's state; the overlaid curves of two real runs: the legend off the points, the
-// extreme points inside the axes, the dark theme's colours. With LATHE_RUNS_OVERLAY_SHOTS=DIR it
+// best, deleting one, the Evaluate/Export hand-offs, and the newest stored evaluation's column
+// (top-1 for a single-label run, mAP for a multi-label one, whose val_map columns are named).
+// On real small runs (small_run.h): the checkpoint table's epochs and metric columns, the
+// dataset column, the Evaluate and Export pages preselecting the newest finished run and
+// following the Runs page's selection, and a paused run's state; the overlaid curves of two
+// real runs: the legend off the points, the extreme points inside the axes, the dark theme's
+// colours. With LATHE_RUNS_OVERLAY_SHOTS=DIR it
 // also saves the page with the overlay there, light and dark (runs-overlay-<theme>.png).
 // qcustomplot.h (plot_checks.h) uses the bare signals/slots keywords; before any Qt header.
 #undef QT_NO_KEYWORDS
 #include "common/theme.h"
 #include "engine/dataset/demo_data.h"
 #include "engine/dataset/shard_converter.h"
+#include "engine/inference/evaluation.h"
 #include "engine/run/run_folder.h"
 #include "engine/training/trainer.h"
 #include "evaluate/evaluate_page.h"
@@ -22,6 +25,7 @@
 #include "runs/run_table_model.h"
 #include "runs/runs_page.h"
 #include "shell/main_window.h"
+#include "workspace/evaluation_store.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
 #include "workspace/settings.h"
@@ -536,6 +540,134 @@ private Q_SLOTS:
             plot->replot();
             QVERIFY(page.grab().save(QStringLiteral("%1/runs-overlay-light.png").arg(dir)));
         }
+    }
+
+    // The Evaluation column: the newest stored evaluation of each run, top-1 for a single-label
+    // run and mAP (macro) for a multi-label one, the header and tool tips saying which; a
+    // multi-label run's best metric and checkpoint columns name val_map and its companions.
+    void evaluationColumnSaysTopOneOrMap()
+    {
+        auto project = workspace::Project::create(m_tmp.filePath(QStringLiteral("evaluations")), QStringLiteral("evals"));
+        const QString single = QDir(project->runsDir()).filePath(QStringLiteral("single"));
+        const QString multi = QDir(project->runsDir()).filePath(QStringLiteral("multi"));
+        const QString none = QDir(project->runsDir()).filePath(QStringLiteral("unevaluated"));
+        writeRun(single, "resnet18");
+        writeRun(none, "resnet18");
+        {
+            engine::RunFolder run = engine::RunFolder::create(
+                multi.toStdString(),
+                {{"model", {{"arch", "resnet18"}}}, {"optimizer", {{"epochs", 1}}}, {"checkpoints", {{"best_metric", "val_map"}}}});
+            run.appendMetrics({{"type", "epoch"}, {"epoch", 0}, {"step", 1}, {"val_top1", 0.5}, {"val_map", 0.7125},
+                               {"val_map_micro", 0.75}, {"val_f1", 0.625}, {"thresholds", {0.3, 0.6}}});
+            run.appendMetrics({{"type", "finished"}});
+        }
+        const fs::path folder = fs::path(multi.toStdString()) / "checkpoints";
+        const std::string model(1001, 'm');
+        writeText(folder / "step-1.safetensors", model);
+        nlohmann::json sidecar = {{"format_version", 1}, {"step", 1}, {"epoch", 1}, {"task", "multi_label"},
+                                  {"metrics", {{"val_top1", 0.5}, {"val_map", 0.7125}, {"val_map_micro", 0.75},
+                                               {"val_f1", 0.625}, {"thresholds", {0.3, 0.6}}}}};
+        sidecar["files"]["model"] = {{"name", "step-1.safetensors"}, {"sha256", std::string(64, '0')}, {"bytes", model.size()}};
+        writeText(folder / "step-1.json", sidecar.dump());
+
+        // Single-label: an older evaluation, then the one shown (3 of 4 right).
+        engine::EvalResult top;
+        top.classes = {"cat", "dog"};
+        std::vector<int> labels = {0, 1, 1, 0};
+        std::vector<std::vector<float>> probs = {{0.9f, 0.1f}, {0.2f, 0.8f}, {0.7f, 0.3f}, {0.6f, 0.4f}};
+        top.metrics = engine::computeMetrics(labels, probs, top.classes);
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            engine::Prediction p;
+            p.record = i;
+            p.label = labels[i];
+            p.labels = {labels[i]};
+            p.topClasses = {probs[i][0] >= probs[i][1] ? 0 : 1};
+            p.topProbs = {std::max(probs[i][0], probs[i][1])};
+            top.predictions.push_back(p);
+        }
+        const QString db = project->databasePath();
+        engine::EvalResult older = top;
+        older.predictions.resize(1);
+        workspace::EvaluationStore::store(db, single, QStringLiteral("last"), QStringLiteral("val"), older);
+        workspace::EvaluationStore::store(db, single, QStringLiteral("best"), QStringLiteral("test"), top);
+        // Multi-label: the engine's metrics of these scores (the top class of each image is one of
+        // its labels, which a "top-1" would count as right).
+        engine::EvalResult ml;
+        ml.classes = {"sky", "bird"};
+        const std::vector<std::vector<int>> sets = {{0, 1}, {0}, {1}, {0}};
+        ml.probabilities = {{0.9f, 0.8f}, {0.7f, 0.4f}, {0.2f, 0.3f}, {0.4f, 0.5f}};
+        ml.metrics = engine::computeMultiLabelMetrics(sets, ml.probabilities, ml.classes, {0.3, 0.6});
+        for (std::size_t i = 0; i < sets.size(); ++i) {
+            engine::Prediction p;
+            p.record = i;
+            p.label = sets[i].front();
+            p.labels = sets[i];
+            p.topClasses = {ml.probabilities[i][0] >= ml.probabilities[i][1] ? 0 : 1};
+            p.topProbs = {std::max(ml.probabilities[i][0], ml.probabilities[i][1])};
+            ml.predictions.push_back(p);
+        }
+        const double map = ml.metrics.at("map").get<double>();
+        workspace::EvaluationStore::store(db, multi, QStringLiteral("best"), QStringLiteral("val"), ml);
+
+        RunsPage page;
+        page.setProject(project.get());
+        waitRefreshed(page);
+        QCOMPARE(page.model()->rowCount(), 3);
+        QCOMPARE(page.model()->headerData(RunTableModel::Evaluation, Qt::Horizontal).toString(), QStringLiteral("Eval top-1 / mAP"));
+        const QString header = page.model()->headerData(RunTableModel::Evaluation, Qt::Horizontal, Qt::ToolTipRole).toString();
+        QVERIFY2(header.contains(QStringLiteral("top-1 accuracy for a single-label run")) &&
+                     header.contains(QStringLiteral("mAP (mean average precision over labels, macro) for a multi-label run")),
+                 qPrintable(header));
+        const auto cell = [&page](const QString &dir, int role = Qt::DisplayRole) {
+            return page.model()->index(rowOf(page, dir), RunTableModel::Evaluation).data(role).toString();
+        };
+        QCOMPARE(cell(single), QStringLiteral("top-1 %1 %").arg(QLocale().toString(75.0, 'f', 2)));
+        QVERIFY2(cell(single, Qt::ToolTipRole).startsWith(QStringLiteral("Top-1 accuracy")), qPrintable(cell(single, Qt::ToolTipRole)));
+        QVERIFY2(cell(single, Qt::ToolTipRole).contains(QStringLiteral("Checkpoint best on the test split (4 image")),
+                 qPrintable(cell(single, Qt::ToolTipRole)));
+        QCOMPARE(cell(multi), QStringLiteral("mAP %1").arg(QLocale().toString(map, 'f', 3)));
+        QVERIFY2(cell(multi, Qt::ToolTipRole).startsWith(QStringLiteral("mAP (mean average precision over labels, macro)")),
+                 qPrintable(cell(multi, Qt::ToolTipRole)));
+        QVERIFY(!cell(multi).contains(QStringLiteral("top-1")));
+        QCOMPARE(page.model()->row(rowOf(page, multi)).evaluation.map, map);
+        QVERIFY(page.model()->row(rowOf(page, multi)).evaluation.multiLabel());
+        QCOMPARE(cell(none), QString());
+        QVERIFY(cell(none, Qt::ToolTipRole).startsWith(QStringLiteral("Not evaluated yet")));
+        // Sorting by the column puts the unevaluated run last (descending).
+        QCOMPARE(page.model()->index(rowOf(page, none), RunTableModel::Evaluation).data(Qt::UserRole).toDouble(), -1.0);
+
+        // The multi-label run's best metric, and its checkpoint's metric columns.
+        QCOMPARE(page.model()->index(rowOf(page, multi), RunTableModel::Best).data().toString(),
+                 QStringLiteral("Val mAP %1").arg(QLocale().toString(0.7125, 'f', 3)));
+        selectRun(page, multi);
+        const QStringList metrics = page.checkpointMetrics();
+        QCOMPARE(metrics, (QStringList{QStringLiteral("val_top1"), QStringLiteral("val_map"), QStringLiteral("val_map_micro"),
+                                       QStringLiteral("val_f1")}));
+        QTableWidget *table = page.checkpoints();
+        QCOMPARE(table->horizontalHeaderItem(RunsPage::CheckpointMetrics + 1)->text(), QStringLiteral("Val mAP"));
+        QCOMPARE(table->item(0, RunsPage::CheckpointMetrics + 1)->text(), QLocale().toString(0.7125, 'f', 3));
+        QCOMPARE(table->horizontalHeaderItem(RunsPage::CheckpointMetrics + 3)->text(), QStringLiteral("Val F1 (micro)"));
+        // The overlay offers the multi-label run's validation mAP, and only while it shows such a run.
+        auto *metric = page.overlay()->findChild<QComboBox *>();
+        QVERIFY(metric);
+        const int mapIndex = metric->findData(QStringLiteral("val_map"));
+        QVERIFY(mapIndex >= 0);
+        metric->setCurrentIndex(mapIndex);
+        QCOMPARE(page.overlay()->metric(), QStringLiteral("val_map"));
+        QCOMPARE(page.overlay()->pointCount(0), 1);
+        selectRun(page, single);
+        QCOMPARE(metric->findData(QStringLiteral("val_map")), -1);
+        QCOMPARE(page.overlay()->metric(), QStringLiteral("val_top1"));
+        QCOMPARE(page.overlay()->pointCount(0), 2);
+
+        // A newer evaluation shows once the page reads them again (as it does when shown).
+        engine::EvalResult better = top;
+        for (engine::Prediction &p : better.predictions)
+            p.topClasses = {p.label};
+        workspace::EvaluationStore::store(db, single, QStringLiteral("best"), QStringLiteral("val"), better);
+        page.refreshEvaluations();
+        QTRY_COMPARE(cell(single), QStringLiteral("top-1 %1 %").arg(QLocale().toString(100.0, 'f', 2)));
+        QCOMPARE(cell(multi), QStringLiteral("mAP %1").arg(QLocale().toString(map, 'f', 3)));
     }
 };
 

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace lathe::ui {
@@ -41,6 +42,23 @@ RunOverlayPlot::RunOverlayPlot(QWidget *parent)
 void RunOverlayPlot::setRuns(const QList<QPair<QString, QList<QJsonObject>>> &runs)
 {
     m_runs = runs;
+    // A multi-label run's validation mAP is offered while a shown run has it.
+    const QString map = QStringLiteral("val_map");
+    bool hasMap = false;
+    for (const auto &run : runs)
+        for (const QJsonObject &event : run.second)
+            hasMap = hasMap || event.value(map).isDouble();
+    const int mapIndex = m_metric->findData(map);
+    {
+        const QSignalBlocker blocker(m_metric);
+        if (hasMap && mapIndex < 0) {
+            m_metric->addItem(tr("Validation mAP"), map);
+        } else if (!hasMap && mapIndex >= 0) {
+            if (m_metric->currentIndex() == mapIndex)
+                m_metric->setCurrentIndex(0);
+            m_metric->removeItem(mapIndex);
+        }
+    }
     redraw();
 }
 

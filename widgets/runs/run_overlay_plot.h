@@ -9,7 +9,8 @@ class QCustomPlot;
 
 namespace lathe::ui {
 
-// One epoch metric of several runs on one plot, to compare them.
+// One epoch metric of several runs on one plot, to compare them. Validation mAP is among the
+// metrics offered while a shown run (a multi-label one) has it.
 class RunOverlayPlot : public QWidget
 {
     Q_OBJECT

@@ -10,6 +10,7 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace lathe::ui {
@@ -26,6 +27,10 @@ struct MetricName
 const MetricName kMetricNames[] = {
     {"val_top1", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val top-1")},
     {"val_top5", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val top-5")},
+    // A multi-label run's validation (mean average precision over labels; F1 at the tuned thresholds).
+    {"val_map", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val mAP")},
+    {"val_map_micro", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val mAP (micro)")},
+    {"val_f1", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val F1 (micro)")},
     {"val_loss", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Val loss")},
     {"train_top1", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Train top-1")},
     {"train_loss", QT_TRANSLATE_NOOP("lathe::ui::RunTableModel", "Train loss")},
@@ -163,7 +168,44 @@ QString RunTableModel::metricText(const QString &name, double value)
         return tr("%1 %").arg(locale.toString(100 * value, 'f', 2));
     if (name == QLatin1String(engine::event_key::kSeconds))
         return tr("%1 s").arg(locale.toString(value, 'f', 1));
+    if (name.contains(QLatin1String("map")) || name.endsWith(QLatin1String("f1"))) // in [0, 1], as the Evaluate page shows them
+        return locale.toString(value, 'f', 3);
     return locale.toString(value, 'g', 4);
+}
+
+void RunTableModel::setEvaluations(const QHash<QString, workspace::EvaluationSummary> &newest)
+{
+    for (int i = 0; i < m_rows.size(); ++i) {
+        const workspace::EvaluationSummary evaluation = newest.value(m_rows[i].dir);
+        if (evaluation.id == m_rows[i].evaluation.id)
+            continue;
+        m_rows[i].evaluation = evaluation;
+        Q_EMIT dataChanged(index(i, Evaluation), index(i, Evaluation));
+    }
+}
+
+QString RunTableModel::evaluationText(const workspace::EvaluationSummary &e)
+{
+    if (e.id == 0)
+        return {};
+    if (e.multiLabel())
+        return std::isnan(e.map) ? tr("mAP n/a") : tr("mAP %1").arg(QLocale().toString(e.map, 'f', 3));
+    return tr("top-1 %1 %").arg(QLocale().toString(100 * e.top1, 'f', 2));
+}
+
+QString RunTableModel::evaluationToolTip(const workspace::EvaluationSummary &e)
+{
+    if (e.id == 0)
+        return tr("Not evaluated yet: evaluate a checkpoint on the Evaluate page.");
+    const QString what =
+        e.multiLabel()
+            ? (std::isnan(e.map) ? tr("mAP (mean average precision over labels, macro): none of the labels has a positive image")
+                                 : tr("mAP (mean average precision over labels, macro) %1").arg(QLocale().toString(e.map, 'f', 4)))
+            : tr("Top-1 accuracy %1 %").arg(QLocale().toString(100 * e.top1, 'f', 2));
+    const QDateTime created = QDateTime::fromString(e.created, Qt::ISODateWithMs);
+    return tr("%1\nCheckpoint %2 on the %3 split (%n image(s)%4), evaluated %5.", nullptr, int(e.count))
+        .arg(what, e.checkpoint, e.split, e.tta ? tr(", test-time augmentation") : QString(),
+             created.isValid() ? QLocale().toString(created.toLocalTime(), QLocale::ShortFormat) : e.created);
 }
 
 QStringList RunTableModel::sortMetrics(QStringList names)
@@ -197,6 +239,8 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
             if (!r.hasBest)
                 return QString();
             return QStringLiteral("%1 %2").arg(metricLabel(r.bestMetric), metricText(r.bestMetric, r.bestValue));
+        case Evaluation:
+            return evaluationText(r.evaluation);
         case State:
             return workspace::runStateText(r.shownState());
         case Epochs:
@@ -224,12 +268,16 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
                                               : tr("%1\nannotations.json: %2").arg(QDir::toNativeSeparators(r.dir), r.annotationsProblem);
     if (role == Qt::ToolTipRole && index.column() == Notes && !r.notes.isEmpty())
         return r.notes;
+    if (role == Qt::ToolTipRole && index.column() == Evaluation)
+        return evaluationToolTip(r.evaluation);
     if (role == Qt::UserRole) // sort keys
         switch (index.column()) {
         case Started:
             return r.startTime;
         case Best:
             return r.bestValue;
+        case Evaluation: // none (or a mAP without positives) below every value
+            return r.evaluation.id == 0 || std::isnan(r.evaluation.value()) ? -1.0 : r.evaluation.value();
         case Epochs:
             return r.lastEpoch;
         case Duration:
@@ -242,6 +290,12 @@ QVariant RunTableModel::data(const QModelIndex &index, int role) const
 
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Evaluation)
+        return tr("The run's newest stored evaluation (Evaluate page): top-1 accuracy for a single-label run, mAP "
+                  "(mean average precision over labels, macro) for a multi-label run. Its tool tip names the "
+                  "checkpoint and split.");
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Best)
+        return tr("The best value of the metric that picks the run's best checkpoint (checkpoints.best_metric).");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -255,6 +309,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Dataset");
     case Best:
         return tr("Best");
+    case Evaluation:
+        return tr("Eval top-1 / mAP");
     case State:
         return tr("State");
     case Epochs:

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "workspace/evaluation_store.h"
+
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QStringList>
@@ -8,7 +11,8 @@
 namespace lathe::ui {
 
 // The runs of a project (one row per run folder, as readRunInfo summarises it): name, start,
-// backbone, dataset, best metric, state, epochs, duration, and what the user wrote about it (display
+// backbone, dataset, best metric, the newest stored evaluation's top-1 (single-label runs) or
+// mAP (multi-label runs), state, epochs, duration, and what the user wrote about it (display
 // name, tags, notes: annotations.json in the run folder). Runs written by lathe-cli into the
 // project's runs folder appear like any other: the run folder is the contract. The name and
 // the tags are edited in place; annotationsEdited() asks the page to write them.
@@ -17,7 +21,7 @@ class RunTableModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { Name, Started, Backbone, Dataset, Best, State, Epochs, Duration, Tags, Notes, ColumnCount };
+    enum Column { Name, Started, Backbone, Dataset, Best, Evaluation, State, Epochs, Duration, Tags, Notes, ColumnCount };
 
     struct Row
     {
@@ -38,6 +42,8 @@ public:
         QString notes;
         QStringList tags;
         QString annotationsProblem; // annotations.json could not be read: why
+        // The run's newest stored evaluation (EvaluationStore::newestByRun); id 0: none.
+        workspace::EvaluationSummary evaluation;
         QString name() const;       // displayName, else the folder name
         // The state the table shows: workspace::kPausedState for a paused running run, else state.
         QString shownState() const;
@@ -53,6 +59,14 @@ public:
     int indexOf(const QString &dir) const;
     // Marks the run dir paused or not (see Row::paused).
     void setPaused(const QString &dir, bool paused);
+    // The newest stored evaluation of each run, by run folder (EvaluationStore::newestByRun); a
+    // run missing from it has none.
+    void setEvaluations(const QHash<QString, workspace::EvaluationSummary> &newest);
+    // What the Evaluation column shows of an evaluation: "top-1 93.10 %" (single-label) or
+    // "mAP 0.712" (multi-label, macro); empty when id is 0. Its tool tip says what the number
+    // is, of which checkpoint and split.
+    static QString evaluationText(const workspace::EvaluationSummary &evaluation);
+    static QString evaluationToolTip(const workspace::EvaluationSummary &evaluation);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

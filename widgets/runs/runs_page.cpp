@@ -2,6 +2,7 @@
 
 #include "common/background_task.h"
 #include "engine/run/run_events.h"
+#include "workspace/evaluation_store.h"
 #include "workspace/project.h"
 #include "workspace/run_listing.h"
 #include "runs/run_filter_model.h"
@@ -64,6 +65,8 @@ void flatten(const nlohmann::json &value, const std::string &prefix, std::map<st
 
 Q_DECLARE_METATYPE(lathe::ui::SelectionData)
 Q_DECLARE_METATYPE(QList<lathe::ui::RunTableModel::Row>)
+using LatheEvaluationsByRun = QHash<QString, lathe::workspace::EvaluationSummary>;
+Q_DECLARE_METATYPE(LatheEvaluationsByRun)
 
 namespace lathe::ui {
 
@@ -269,9 +272,17 @@ void RunsPage::refresh()
         return;
     }
     const QString runsDir = m_project->runsDir();
+    const QString databasePath = m_project->databasePath();
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [runsDir]() -> QVariant {
+        [runsDir, databasePath]() -> QVariant {
+            // The newest stored evaluation of each run: a database that cannot say leaves the
+            // column empty, never the listing.
+            QHash<QString, workspace::EvaluationSummary> evaluations;
+            try {
+                evaluations = workspace::EvaluationStore::newestByRun(databasePath);
+            } catch (const std::exception &) {
+            }
             QList<RunTableModel::Row> rows;
             for (const workspace::ListedRun &run : workspace::listRuns(runsDir)) {
                 const engine::RunInfo &info = run.info; // a run that cannot be read: "failed", and why
@@ -288,6 +299,7 @@ void RunsPage::refresh()
                 row.totalEpochs = info.totalEpochs;
                 row.startTime = info.startTime;
                 row.lastTime = info.lastTime;
+                row.evaluation = evaluations.value(run.dir);
                 try {
                     const engine::RunAnnotations a = engine::readRunAnnotations(run.dir.toStdString());
                     row.displayName = QString::fromStdString(a.displayName);
@@ -322,6 +334,29 @@ void RunsPage::refresh()
             if (generation == m_generation)
                 m_summary->setText(tr("Cannot list the runs: %1").arg(message));
         });
+}
+
+void RunsPage::refreshEvaluations()
+{
+    if (!m_project)
+        return;
+    const int generation = m_generation;
+    const QString databasePath = m_project->databasePath();
+    BackgroundTask::start(
+        QThreadPool::globalInstance(), this,
+        [databasePath]() -> QVariant { return QVariant::fromValue(workspace::EvaluationStore::newestByRun(databasePath)); },
+        [this, generation](const QVariant &value) {
+            if (generation == m_generation) // else a listing under way brings them
+                m_model->setEvaluations(value.value<LatheEvaluationsByRun>());
+        },
+        [](const QString &) {});
+}
+
+void RunsPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    // Evaluations are stored by the Evaluate page: the column catches up whenever the page shows.
+    refreshEvaluations();
 }
 
 QStringList RunsPage::selectedRuns() const

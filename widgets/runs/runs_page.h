@@ -52,6 +52,9 @@ public:
     // The workbench paused (or continued) the training of runDir: its state shows Paused while
     // it runs. Nothing in the run folder says so, hence this call.
     void setRunPaused(const QString &runDir, bool paused);
+    // Reads the runs' newest stored evaluations again (the table's Evaluation column) without
+    // listing the runs; also done whenever the page is shown.
+    void refreshEvaluations();
 
     RunTableModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }
@@ -94,6 +97,9 @@ Q_SIGNALS:
     void annotationsSaved(const QString &runDir, const QString &message);
     // A checkpoint was marked best or deleted (or not: message says why).
     void checkpointsChanged(const QString &message);
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
     void selectionChanged();

@@ -104,9 +104,14 @@ std::vector<FilePrediction> predictFiles(const PredictOptions &o, const std::vec
                 std::vector<int> order;
                 std::vector<float> scores;
                 topClasses(row, k, k, order, scores);
-                for (int cls : order)
-                    if (double(row[cls]) >= m.thresholds[std::size_t(cls)])
-                        r.labelSet.push_back(m.classes[std::size_t(cls)]);
+                for (std::size_t j = 0; j < order.size(); ++j) {
+                    const std::size_t cls = std::size_t(order[j]);
+                    LabelScore label{order[j], m.classes[cls], scores[j], m.thresholds[cls]};
+                    label.inSet = double(label.score) >= label.threshold;
+                    if (label.inSet)
+                        r.labelSet.push_back(label.name);
+                    r.labelScores.push_back(std::move(label));
+                }
             }
         }
         slots.clear();

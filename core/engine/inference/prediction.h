@@ -28,6 +28,17 @@ struct PredictOptions
     std::string device; // "cpu", "cuda:N"; empty: the first CUDA device when there is one
 };
 
+// A multi-label model's verdict on one class of one image: its sigmoid score against the
+// class's threshold (the checkpoint's F1-tuned one, else 0.5).
+struct LabelScore
+{
+    int index = 0;
+    std::string name;
+    float score = 0;
+    double threshold = 0.5;
+    bool inSet = false; // score >= threshold: the class is in the image's label set
+};
+
 // One input file's outcome: either its top classes or the reason it could not be classified.
 struct FilePrediction
 {
@@ -39,6 +50,9 @@ struct FilePrediction
     // Multi-label models: the classes whose score reaches their threshold (the checkpoint's
     // F1-tuned ones), highest score first; may be empty. Always empty for single-label models.
     std::vector<std::string> labelSet;
+    // Multi-label models: every class, highest score first (lower index first on ties), with its
+    // threshold; labelSet is the names of those inSet, in this order. Empty for single-label.
+    std::vector<LabelScore> labelScores;
     bool multiLabel = false;
 };
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void latestAndList();
     void malformedRowsAreReported();
     void migratesAnOlderProject();
+    void summariesSayTopOneOrMap();
 
 private:
     static engine::EvalResult makeResult(int n, bool tta);
@@ -171,6 +172,78 @@ void TestEvaluateStore::migratesAnOlderProject()
     auto project = Project::open(folder);
     QCOMPARE(project->schemaVersion(), projectMigrations().back().version);
     QCOMPARE(EvaluationStore::load(db, id).result.predictions.size(), std::size_t(5));
+}
+
+// A multi-label evaluation's summary is its mAP (macro), not a top-1; records stored before
+// multi-label ones (no "task" in their metrics) and malformed ones list as single-label;
+// newestByRun keeps each run's newest.
+void TestEvaluateStore::summariesSayTopOneOrMap()
+{
+    QTemporaryDir tmp;
+    auto project = Project::create(tmp.filePath(QStringLiteral("p")));
+    const QString db = project->databasePath();
+    const QString a = tmp.filePath(QStringLiteral("runs/a"));
+    const QString b = tmp.filePath(QStringLiteral("runs/b"));
+    const qint64 single = EvaluationStore::store(db, a, QStringLiteral("best"), QStringLiteral("val"), makeResult(8, false));
+
+    engine::EvalResult multi;
+    multi.classes = {"sky", "bird", "tree"};
+    const std::vector<std::vector<int>> sets = {{0, 1}, {2}, {0}, {1, 2}};
+    multi.probabilities = {{0.9f, 0.7f, 0.1f}, {0.2f, 0.1f, 0.8f}, {0.6f, 0.4f, 0.3f}, {0.1f, 0.5f, 0.6f}};
+    multi.metrics = engine::computeMultiLabelMetrics(sets, multi.probabilities, multi.classes, {0.5, 0.5, 0.5});
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        engine::Prediction p;
+        p.record = i;
+        p.label = sets[i].front();
+        p.labels = sets[i];
+        p.topClasses = {0};
+        p.topProbs = {multi.probabilities[i][0]};
+        multi.predictions.push_back(p);
+    }
+    const qint64 ml = EvaluationStore::store(db, b, QStringLiteral("best"), QStringLiteral("val"), multi);
+    const qint64 legacy = EvaluationStore::store(db, a, QStringLiteral("last"), QStringLiteral("val"), makeResult(4, false));
+    {
+        // As a version without tasks wrote it: the same metrics, no "task" key.
+        QSqlQuery query(project->database());
+        QVERIFY(query.prepare(QStringLiteral("UPDATE evaluations SET metrics_json = ? WHERE id = ?")));
+        nlohmann::json metrics = makeResult(4, false).metrics;
+        metrics.erase("task");
+        metrics["classes"] = {"cat", "dog", "fox"};
+        query.addBindValue(QString::fromStdString(metrics.dump()));
+        query.addBindValue(legacy);
+        QVERIFY(query.exec());
+    }
+
+    const QVector<EvaluationSummary> all = EvaluationStore::list(db);
+    QCOMPARE(all.size(), 3);
+    QCOMPARE(all.at(0).id, legacy);
+    QVERIFY(!all.at(0).multiLabel());
+    QCOMPARE(all.at(0).metric(), QStringLiteral("top1"));
+    QCOMPARE(all.at(0).value(), all.at(0).top1);
+    QCOMPARE(EvaluationStore::load(db, legacy).result.predictions.size(), std::size_t(4)); // still loads
+    QCOMPARE(all.at(1).id, ml);
+    QVERIFY(all.at(1).multiLabel());
+    QCOMPARE(all.at(1).metric(), QStringLiteral("map"));
+    QCOMPARE(all.at(1).map, multi.metrics.at("map").get<double>());
+    QCOMPARE(all.at(1).value(), all.at(1).map);
+    QCOMPARE(all.at(2).id, single);
+    QVERIFY(std::isnan(all.at(2).map));
+    QCOMPARE(all.at(2).top1, 6.0 / 8.0);
+
+    const QHash<QString, EvaluationSummary> newest = EvaluationStore::newestByRun(db);
+    QCOMPARE(newest.size(), 2);
+    QCOMPARE(newest.value(QDir::cleanPath(a)).id, legacy);
+    QCOMPARE(newest.value(QDir::cleanPath(b)).id, ml);
+
+    // A row whose metrics are not JSON still lists (load names it); a mAP without positives is NaN.
+    QSqlQuery query(project->database());
+    QVERIFY(query.exec(QStringLiteral("UPDATE evaluations SET metrics_json = 'not json' WHERE id = %1").arg(single)));
+    QCOMPARE(EvaluationStore::list(db).size(), 3);
+    QVERIFY(!EvaluationStore::list(db, a).last().multiLabel());
+    QVERIFY(query.exec(QStringLiteral("UPDATE evaluations SET metrics_json = '{\"task\": \"multi_label\", \"map\": null}' WHERE id = %1").arg(ml)));
+    const EvaluationSummary noPositives = EvaluationStore::list(db, b).first();
+    QVERIFY(noPositives.multiLabel());
+    QVERIFY(std::isnan(noPositives.value()));
 }
 
 QTEST_MAIN(TestEvaluateStore)
