@@ -18,6 +18,26 @@ const QString kFoldsFile = QStringLiteral("folds.json");
 
 } // namespace
 
+QStringList LabelIssueRow::addedLabels() const
+{
+    QStringList added;
+    for (const QString &label : suggestedLabels) {
+        if (!givenLabels.contains(label))
+            added << label;
+    }
+    return added;
+}
+
+QStringList LabelIssueRow::removedLabels() const
+{
+    QStringList removed;
+    for (const QString &label : givenLabels) {
+        if (!suggestedLabels.contains(label))
+            removed << label;
+    }
+    return removed;
+}
+
 QVector<FoldsRunEntry> listFoldsRuns(const QString &runsDir)
 {
     QVector<FoldsRunEntry> runs;
@@ -56,28 +76,43 @@ QVariant LabelIssuesJob::execute()
     reportProgress(0.0, tr("Reading the out-of-fold predictions"));
     const engine::FoldsRun run = engine::readFoldsRun(QDir(m_params.foldsDir).absolutePath().toStdString());
     checkCancel();
-    if (run.task != "single_label")
-        throw WorkspaceError(tr("The folds run %1 is %2: only single-label runs (one class per image) are "
-                                "checked for label errors here.")
+    const bool multiLabel = run.task == "multi_label";
+    if (!multiLabel && run.task != "single_label")
+        throw WorkspaceError(tr("The folds run %1 is %2: only single-label and multi-label runs are checked for "
+                                "label errors here.")
                                  .arg(name, QString::fromStdString(run.task)));
 
+    // Single-label: the rows as findLabelIssues takes them. A multi-label run is read in place
+    // (findMultiLabelIssuesInRun).
     std::vector<std::vector<float>> probs;
     std::vector<int> labels;
-    probs.reserve(run.rows.size());
-    labels.reserve(run.rows.size());
-    for (std::size_t i = 0; i < run.rows.size(); ++i) {
-        const engine::OutOfFoldRow &row = run.rows[i];
-        if (row.labels.size() != 1)
-            throw WorkspaceError(tr("The folds run %1 gives %2 labels to %3; a single-label run gives one.")
-                                     .arg(name)
-                                     .arg(row.labels.size())
-                                     .arg(QString::fromStdString(row.filename)));
-        probs.push_back(row.probs);
-        labels.push_back(row.labels.front());
+    if (!multiLabel) {
+        probs.reserve(run.rows.size());
+        labels.reserve(run.rows.size());
+        for (std::size_t i = 0; i < run.rows.size(); ++i) {
+            const engine::OutOfFoldRow &row = run.rows[i];
+            if (row.labels.size() != 1)
+                throw WorkspaceError(tr("The folds run %1 gives %2 labels to %3; a single-label run gives one.")
+                                         .arg(name)
+                                         .arg(row.labels.size())
+                                         .arg(QString::fromStdString(row.filename)));
+            probs.push_back(row.probs);
+            labels.push_back(row.labels.front());
+        }
     }
 
     reportProgress(0.3, tr("Reading the catalog"));
     ProjectConnection connection(m_params.databasePath);
+    const DatasetInfo dataset = connection.catalog().dataset(m_params.datasetId);
+    // A run of the other task was trained on another dataset: its labels cannot be this one's.
+    if (dataset.id != 0 && dataset.multiLabel() != multiLabel)
+        throw WorkspaceError(
+            multiLabel ? tr("The folds run %1 is multi-label (a label set per image), but dataset \"%2\" has one "
+                            "class per image: pick a folds run trained on this dataset.")
+                             .arg(name, dataset.name)
+                       : tr("The folds run %1 is single-label (one class per image), but dataset \"%2\" gives each "
+                            "image a label set: pick a folds run trained on this dataset.")
+                             .arg(name, dataset.name));
     const QVector<CatalogImage> images = connection.catalog().images(m_params.datasetId);
     checkCancel();
     QHash<QString, int> byPath;
@@ -101,6 +136,7 @@ QVariant LabelIssuesJob::execute()
 
     LabelIssuesResult result;
     result.foldsDir = QDir::cleanPath(QDir(m_params.foldsDir).absolutePath());
+    result.multiLabel = multiLabel;
     for (const std::string &className : run.classes)
         result.classes << QString::fromStdString(className);
     result.examples = int(run.rows.size());
@@ -113,25 +149,55 @@ QVariant LabelIssuesJob::execute()
                                  .arg(name));
 
     reportProgress(0.5, tr("Finding label errors"));
-    const engine::LabelIssueReport report = engine::findLabelIssues(probs, labels, m_params.rankBy);
-    checkCancel();
     auto className = [&](int label) {
         return label >= 0 && label < result.classes.size() ? result.classes.at(label) : QString::number(label);
     };
-    for (const engine::LabelIssue &issue : report.issues) {
-        const engine::OutOfFoldRow &row = run.rows.at(issue.index);
-        const int image = imageOf(row);
-        if (image < 0) {
-            ++result.unmatchedIssues;
-            continue;
+    // A label set by name, sorted as the catalog sorts an image's labels.
+    auto labelNames = [&](const std::vector<int> &set) {
+        QStringList names;
+        for (int label : set)
+            names << className(label);
+        names.sort();
+        names.removeDuplicates();
+        return names;
+    };
+    if (multiLabel) {
+        const engine::MultiLabelIssueReport report = engine::findMultiLabelIssuesInRun(run, m_params.rankBy);
+        checkCancel();
+        for (const engine::MultiLabelIssue &issue : report.issues) {
+            const engine::OutOfFoldRow &row = run.rows.at(issue.index);
+            const int image = imageOf(row);
+            if (image < 0) {
+                ++result.unmatchedIssues;
+                continue;
+            }
+            LabelIssueRow out;
+            out.image = images.at(image);
+            out.multiLabel = true;
+            out.givenLabels = labelNames(issue.givenLabels);
+            out.suggestedLabels = labelNames(issue.suggestedLabels);
+            out.score = issue.score;
+            out.fold = row.fold;
+            result.issues.append(out);
         }
-        LabelIssueRow out;
-        out.image = images.at(image);
-        out.givenClass = className(issue.givenLabel);
-        out.suggestedClass = className(issue.suggestedLabel);
-        out.score = issue.score;
-        out.fold = row.fold;
-        result.issues.append(out);
+    } else {
+        const engine::LabelIssueReport report = engine::findLabelIssues(probs, labels, m_params.rankBy);
+        checkCancel();
+        for (const engine::LabelIssue &issue : report.issues) {
+            const engine::OutOfFoldRow &row = run.rows.at(issue.index);
+            const int image = imageOf(row);
+            if (image < 0) {
+                ++result.unmatchedIssues;
+                continue;
+            }
+            LabelIssueRow out;
+            out.image = images.at(image);
+            out.givenClass = className(issue.givenLabel);
+            out.suggestedClass = className(issue.suggestedLabel);
+            out.score = issue.score;
+            out.fold = row.fold;
+            result.issues.append(out);
+        }
     }
     reportProgress(1.0, tr("%n suspected label error(s)", nullptr, int(result.issues.size())));
     return QVariant::fromValue(result);

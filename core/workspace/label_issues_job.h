@@ -28,17 +28,30 @@ QVector<FoldsRunEntry> listFoldsRuns(const QString &runsDir);
 // One suspected label error, tied to the catalog's image.
 struct LabelIssueRow
 {
-    CatalogImage image;     // the catalog's row as it was read (its label in effect, exclusion)
-    QString givenClass;     // the label the folds run trained with
-    QString suggestedClass; // the most probable other class
+    CatalogImage image;     // the catalog's row as it was read (its label or label set in effect, exclusion)
+    QString givenClass;     // single-label: the label the folds run trained with
+    QString suggestedClass; // single-label: the most probable other class
+    // Multi-label (multiLabel): the label set the folds run trained with, and the engine's
+    // suggestion (engine::MultiLabelIssue, as `lathe-cli label-issues` prints it): the given set
+    // with each flagged class toggled. Both sorted as the catalog sorts labels; either may be
+    // empty. Empty in a single-label row.
+    QStringList givenLabels;
+    QStringList suggestedLabels;
+    bool multiLabel = false;
     double score = 0;       // label quality in [0, 1]: lower is more suspicious
     int fold = 0;           // the fold that held the image out
+
+    // Multi-label: the suggestion as a change of the given set (the flagged classes): the labels
+    // to add, and those to remove.
+    QStringList addedLabels() const;
+    QStringList removedLabels() const;
 };
 
 // What a LabelIssuesJob returns (Job::result().value<LabelIssuesResult>()).
 struct LabelIssuesResult
 {
     QString foldsDir;
+    bool multiLabel = false;      // the folds run's task is multi_label (issues are label sets)
     QStringList classes;          // the folds run's
     int examples = 0;             // rows of oof_predictions.jsonl
     int matched = 0;              // of them, rows found in the catalog's dataset
@@ -46,12 +59,14 @@ struct LabelIssuesResult
     QVector<LabelIssueRow> issues; // most suspicious first
 };
 
-// Confident learning on a folds run's out-of-fold predictions (engine::readFoldsRun,
-// engine::findLabelIssues), each issue tied to the image of the catalog's dataset it was made
+// Confident learning on a folds run's out-of-fold predictions (engine::readFoldsRun, then
+// engine::findLabelIssues for a single-label run or engine::findMultiLabelIssuesInRun for a
+// multi-label one), each issue tied to the image of the catalog's dataset it was made
 // from: by its relative path when the file's SHA-256 is still the one predicted, else by the
 // SHA-256 alone (a file moved or renamed since). An issue whose image cannot be found is counted,
 // not listed: its file changed or left the dataset. Fails when no row of the run is in the
-// dataset (a run of another dataset) and for a multi-label run. Result: LabelIssuesResult.
+// dataset (a run of another dataset), and for a multi-label run of a single-label dataset or a
+// single-label run of a multi-label one. Result: LabelIssuesResult.
 class LabelIssuesJob : public Job
 {
     Q_OBJECT

@@ -2,7 +2,11 @@
 // through the page, three of them moved into the wrong class folder before the import, and a
 // folds run written by hand whose out-of-fold predictions know better. The tab must list those
 // three first, relabel and exclude through the catalog, and say how to make a folds run when
-// there is none. With LATHE_LABEL_ISSUES_SCREENSHOT=FILE.png it also saves the page as shown.
+// there is none. Then a multi-label dataset of the same images (a labels file with a tag set per
+// clothing class, three rows of it wrong) and a multi-label folds run whose predictions know
+// better: the tab lists those three with the label sets they should have, applies the suggested
+// set through the catalog, excludes, and refuses a run of the other task for either dataset.
+// With LATHE_LABEL_ISSUES_SCREENSHOT=FILE.png it also saves the page as shown.
 #include "common/theme.h"
 #include "common/thumbnail_loader.h"
 #include "data/data_page.h"
@@ -32,6 +36,7 @@
 #include <QTest>
 #include <QTranslator>
 
+#include <algorithm>
 #include <iterator>
 #include <memory>
 
@@ -56,6 +61,35 @@ const Flip kFlips[] = {
     {QStringLiteral("Ankle_boot"), QStringLiteral("Sneaker"), QStringLiteral("zz-ankle-boot.png")},
 };
 
+// The multi-label dataset's tags per Fashion-MNIST class.
+QStringList tagsOf(const QString &className)
+{
+    static const QHash<QString, QStringList> tags = {
+        {QStringLiteral("T-shirt_top"), {QStringLiteral("clothing")}},
+        {QStringLiteral("Trouser"), {QStringLiteral("clothing")}},
+        {QStringLiteral("Pullover"), {QStringLiteral("clothing"), QStringLiteral("winter")}},
+        {QStringLiteral("Dress"), {QStringLiteral("clothing")}},
+        {QStringLiteral("Coat"), {QStringLiteral("clothing"), QStringLiteral("winter")}},
+        {QStringLiteral("Sandal"), {QStringLiteral("footwear")}},
+        {QStringLiteral("Shirt"), {QStringLiteral("clothing")}},
+        {QStringLiteral("Sneaker"), {QStringLiteral("footwear")}},
+        {QStringLiteral("Bag"), {QStringLiteral("bag")}},
+        {QStringLiteral("Ankle_boot"), {QStringLiteral("footwear"), QStringLiteral("winter")}},
+    };
+    return tags.value(className);
+}
+
+// A wrong row of the labels file: the first image of a class given wrongLabels; the folds run's
+// predictions give it probs (per tag, in the run's class order), the rest get their true tags.
+struct WrongTags
+{
+    QString className;
+    QStringList wrongLabels;
+    QHash<QString, double> probs; // tags not named: 0.08
+    QStringList suggested;        // what the tab must suggest: the true set
+    QString change;               // as the Suggested labels column shows it
+};
+
 void writeText(const QString &path, const QByteArray &bytes)
 {
     QFile file(path);
@@ -78,6 +112,9 @@ private:
     std::unique_ptr<DataPage> m_page;
     int m_datasetId = 0;
     QVector<qint64> m_flippedIds; // in kFlips' order: the most suspicious first
+    int m_tagsDatasetId = 0;
+    QVector<WrongTags> m_wrongTags;  // the most suspicious first
+    QVector<qint64> m_wrongTagIds;   // in m_wrongTags' order
 
     workspace::Catalog catalog() const { return workspace::Catalog(m_project->database()); }
     LabelIssuesPanel *panel() const { return m_page->labelIssuesPanel(); }
@@ -111,10 +148,11 @@ private:
 
     // Writes a folds run: folds.json and one oof_predictions.jsonl row per (filename, sha256,
     // label, probabilities).
-    void writeFoldsRun(const QString &dir, const QStringList &classes, const QList<QJsonObject> &rows)
+    void writeFoldsRun(const QString &dir, const QStringList &classes, const QList<QJsonObject> &rows,
+                       const QString &task = QStringLiteral("single_label"))
     {
         QVERIFY(QDir().mkpath(dir));
-        const QJsonObject folds{{QStringLiteral("task"), QStringLiteral("single_label")},
+        const QJsonObject folds{{QStringLiteral("task"), task},
                                 {QStringLiteral("classes"), QJsonArray::fromStringList(classes)},
                                 {QStringLiteral("folds"), 5}};
         writeText(QDir(dir).filePath(QStringLiteral("folds.json")), QJsonDocument(folds).toJson());
@@ -329,6 +367,254 @@ private Q_SLOTS:
                  qPrintable(failed.first().first().toString()));
         QVERIFY(panel()->statusLabel()->text().startsWith(QStringLiteral("Cannot look for label errors")));
         // The list of the previous search stays.
+        QCOMPARE(panel()->model()->rowCount(), 3);
+    }
+
+    // Multi-label: a second dataset of Fashion-MNIST images with a tag set each (labels file),
+    // three of them wrong.
+    void importsAMultiLabelDataset()
+    {
+        const QString imagesDir = m_tmp.filePath(QStringLiteral("tagged"));
+        engine::DemoDataOptions options;
+        options.outDir = imagesDir.toStdString();
+        options.perClass = 3;
+        options.testPerClass = 0;
+        QCOMPARE(engine::writeDemoData(options).trainImages, 30);
+        m_wrongTags = {
+            // A coat said to be footwear: the predictions say clothing, not footwear.
+            {QStringLiteral("Coat"),
+             {QStringLiteral("footwear"), QStringLiteral("winter")},
+             {{QStringLiteral("clothing"), 0.97}, {QStringLiteral("footwear"), 0.02}, {QStringLiteral("winter"), 0.9}},
+             {QStringLiteral("clothing"), QStringLiteral("winter")},
+             QStringLiteral("+clothing \u2212footwear")},
+            // A sandal tagged winter only: the predictions see neither winter nor anything else.
+            {QStringLiteral("Sandal"),
+             {QStringLiteral("winter")},
+             {{QStringLiteral("winter"), 0.03}},
+             {},
+             QStringLiteral("\u2212winter")},
+            // A bag tagged winter as well: the predictions say bag only.
+            {QStringLiteral("Bag"),
+             {QStringLiteral("bag"), QStringLiteral("winter")},
+             {{QStringLiteral("bag"), 0.9}, {QStringLiteral("winter"), 0.05}},
+             {QStringLiteral("bag")},
+             QStringLiteral("\u2212winter")},
+        };
+        const QDir train(QDir(imagesDir).filePath(QStringLiteral("train")));
+        QByteArray csv = "path,labels\n";
+        for (const QString &className : train.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            const QStringList files =
+                QDir(train.filePath(className)).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+            QCOMPARE(files.size(), 3);
+            for (const QString &file : files) {
+                QStringList tags = tagsOf(className);
+                QVERIFY2(!tags.isEmpty(), qPrintable(className));
+                for (const WrongTags &wrong : std::as_const(m_wrongTags)) {
+                    if (wrong.className == className && file == files.first())
+                        tags = wrong.wrongLabels;
+                }
+                csv += QStringLiteral("train/%1/%2,%3\n").arg(className, file, tags.join(QLatin1Char(';'))).toUtf8();
+            }
+        }
+        const QString labelsFile = m_tmp.filePath(QStringLiteral("tags.csv"));
+        writeText(labelsFile, csv);
+
+        QSignalSpy imported(m_page.get(), &DataPage::importFinished);
+        m_page->importFolder(imagesDir, labelsFile);
+        QVERIFY(imported.wait(60000));
+        QTRY_VERIFY(m_page->currentDatasetId() > 0 && m_page->currentDatasetId() != m_datasetId
+                    && m_page->imageModel()->rowCount() == 30);
+        m_tagsDatasetId = m_page->currentDatasetId();
+        QVERIFY(catalog().dataset(m_tagsDatasetId).multiLabel());
+        QCOMPARE(catalog().classes(m_tagsDatasetId),
+                 (QStringList{QStringLiteral("bag"), QStringLiteral("clothing"), QStringLiteral("footwear"),
+                              QStringLiteral("winter")}));
+        // The results of the other dataset are gone.
+        QCOMPARE(panel()->model()->rowCount(), 0);
+    }
+
+    void aSingleLabelRunOfAMultiLabelDatasetIsRefused()
+    {
+        refreshRuns(2);
+        const QString dir = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("folds-demo")));
+        panel()->runPicker()->setCurrentIndex(panel()->runPicker()->findData(dir));
+        QSignalSpy failed(panel(), &LabelIssuesPanel::errorOccurred);
+        findWith(0, QStringLiteral("failed"));
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QStringLiteral("folds-demo")) && message.contains(QStringLiteral("single-label"))
+                     && message.contains(catalog().dataset(m_tagsDatasetId).name),
+                 qPrintable(message));
+        QCOMPARE(panel()->model()->rowCount(), 0);
+    }
+
+    void listsTheWrongLabelSetsFirst()
+    {
+        const QStringList classes = catalog().classes(m_tagsDatasetId);
+        QList<QJsonObject> rows;
+        m_wrongTagIds.fill(0, int(m_wrongTags.size()));
+        int n = 0;
+        for (const CatalogImage &image : catalog().images(m_tagsDatasetId)) {
+            QVERIFY(image.usable());
+            const QString className = image.relPath.section(QLatin1Char('/'), 1, 1);
+            QHash<QString, double> probs;
+            for (const QString &tag : tagsOf(className))
+                probs.insert(tag, 0.9);
+            for (int w = 0; w < m_wrongTags.size(); ++w) {
+                if (m_wrongTags.at(w).className == className && image.labels == m_wrongTags.at(w).wrongLabels) {
+                    m_wrongTagIds[w] = image.id;
+                    probs = m_wrongTags.at(w).probs;
+                }
+            }
+            QJsonArray given;
+            for (const QString &label : image.labels)
+                given.append(int(classes.indexOf(label)));
+            QJsonArray p;
+            for (const QString &label : classes)
+                p.append(probs.value(label, 0.08));
+            rows.append({{QStringLiteral("fold"), n++ % 3 + 1},
+                         {QStringLiteral("filename"), image.relPath},
+                         {QStringLiteral("sha256"), image.sha256},
+                         {QStringLiteral("labels"), given},
+                         {QStringLiteral("probs"), p}});
+        }
+        QVERIFY(!m_wrongTagIds.contains(0));
+        const QString dir = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("folds-tags")));
+        writeFoldsRun(dir, classes, rows, QStringLiteral("multi_label"));
+        refreshRuns(3);
+        panel()->runPicker()->setCurrentIndex(panel()->runPicker()->findData(dir));
+
+        for (int rank : {1, 0}) { // normalized margin, then self-confidence (left shown)
+            findWith(rank, QStringLiteral("finished"));
+            QVERIFY(panel()->result().multiLabel);
+            QCOMPARE(panel()->result().examples, 30);
+            QCOMPARE(panel()->result().matched, 30);
+            LabelIssuesModel *model = panel()->model();
+            QCOMPARE(model->rowCount(), 3);
+            QCOMPARE(model->headerData(LabelIssuesModel::GivenColumn, Qt::Horizontal).toString(),
+                     QStringLiteral("Given labels"));
+            QCOMPARE(model->headerData(LabelIssuesModel::SuggestedColumn, Qt::Horizontal).toString(),
+                     QStringLiteral("Suggested labels"));
+            // The coat, with two labels wrong, is the most suspicious.
+            QCOMPARE(model->issue(0).image.id, m_wrongTagIds.at(0));
+            QVector<qint64> listed;
+            for (int row = 0; row < 3; ++row) {
+                const workspace::LabelIssueRow &issue = model->issue(row);
+                QVERIFY(issue.multiLabel);
+                const int w = int(m_wrongTagIds.indexOf(issue.image.id));
+                QVERIFY(w >= 0);
+                listed << issue.image.id;
+                QCOMPARE(issue.givenLabels, m_wrongTags.at(w).wrongLabels);
+                QCOMPARE(issue.suggestedLabels, m_wrongTags.at(w).suggested);
+                QVERIFY(issue.givenClass.isEmpty() && issue.suggestedClass.isEmpty());
+                QVERIFY(issue.fold >= 1 && issue.fold <= 3);
+                QCOMPARE(model->index(row, LabelIssuesModel::GivenColumn).data().toString(),
+                         m_wrongTags.at(w).wrongLabels.join(QStringLiteral(", ")));
+                const QModelIndex suggested = model->index(row, LabelIssuesModel::SuggestedColumn);
+                QCOMPARE(suggested.data().toString(), m_wrongTags.at(w).change);
+                QCOMPARE(suggested.data(LabelIssuesModel::SuggestedLabelsRole).toStringList(),
+                         m_wrongTags.at(w).suggested);
+                QCOMPARE(model->index(row, LabelIssuesModel::FoldColumn).data().toString(),
+                         QString::number(issue.fold));
+                QVERIFY(model->index(row, LabelIssuesModel::NowColumn).data().toString().isEmpty());
+                QVERIFY(issue.score < 0.5);
+                if (row > 0)
+                    QVERIFY(issue.score >= model->issue(row - 1).score);
+            }
+            std::sort(listed.begin(), listed.end());
+            QVector<qint64> expected = m_wrongTagIds;
+            std::sort(expected.begin(), expected.end());
+            QCOMPARE(listed, expected);
+        }
+        QCOMPARE(m_page->tabs()->tabText(DataPage::LabelIssuesTab), QStringLiteral("Suspected Label Errors (3)"));
+        QCOMPARE(panel()->statusLabel()->text(),
+                 QStringLiteral("3 suspected label errors among 30 images of folds-tags."));
+        QCOMPARE(panel()->relabelButton()->text(), QStringLiteral("Apply Suggested Labels"));
+    }
+
+    void appliesTheSuggestedLabelSet()
+    {
+        const qint64 id = m_wrongTagIds.at(0);
+        const int row = panel()->model()->rowOfId(id);
+        selectRow(row);
+        QVERIFY(panel()->relabelButton()->isEnabled());
+        QSignalSpy changed(panel(), &LabelIssuesPanel::imageChanged);
+        QTest::mouseClick(panel()->relabelButton(), Qt::LeftButton);
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(catalog().image(id).labels, m_wrongTags.at(0).suggested);
+        QVERIFY(catalog().image(id).labelsEdited);
+        // The rest of the page follows: the grid's row, and the row here says what was done.
+        const int gridRow = m_page->imageModel()->rowOfId(id);
+        QCOMPARE(m_page->imageModel()->image(gridRow).labels, m_wrongTags.at(0).suggested);
+        QCOMPARE(panel()->model()->index(row, LabelIssuesModel::NowColumn).data().toString(),
+                 QStringLiteral("Suggested labels applied"));
+        QVERIFY(!panel()->relabelButton()->isEnabled()); // it has the suggested set now
+
+        // The suggestion that leaves no label cannot be applied: exclude that image instead.
+        const qint64 bare = m_wrongTagIds.at(1);
+        selectRow(panel()->model()->rowOfId(bare));
+        QVERIFY(!panel()->relabelButton()->isEnabled());
+        QVERIFY(panel()->model()
+                    ->index(panel()->model()->rowOfId(bare), LabelIssuesModel::SuggestedColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("exclude the image instead")));
+        // Both selected: the one with a suggestion is written, the other keeps its labels.
+        QTableView *view = panel()->view();
+        view->clearSelection();
+        for (const qint64 imageId : {bare, m_wrongTagIds.at(2)})
+            view->selectionModel()->select(panel()->model()->index(panel()->model()->rowOfId(imageId), 0),
+                                           QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QVERIFY(panel()->relabelButton()->isEnabled());
+        changed.clear();
+        QTest::mouseClick(panel()->relabelButton(), Qt::LeftButton);
+        QTRY_COMPARE(changed.count(), 2);
+        QCOMPARE(catalog().image(m_wrongTagIds.at(2)).labels, m_wrongTags.at(2).suggested);
+        QCOMPARE(catalog().image(bare).labels, m_wrongTags.at(1).wrongLabels);
+        QCOMPARE(panel()->statusLabel()->text(),
+                 QStringLiteral("Not applied to 1 of the selected images: the suggestion leaves no label; exclude them "
+                                "instead."));
+    }
+
+    void excludesAMultiLabelIssue()
+    {
+        const qint64 id = m_wrongTagIds.at(1);
+        const int row = panel()->model()->rowOfId(id);
+        selectRow(row);
+        QCOMPARE(panel()->excludeButton()->text(), QStringLiteral("Exclude"));
+        QSignalSpy changed(panel(), &LabelIssuesPanel::imageChanged);
+        QTest::mouseClick(panel()->excludeButton(), Qt::LeftButton);
+        QVERIFY(changed.wait(10000));
+        QVERIFY(catalog().image(id).excluded);
+        QCOMPARE(catalog().image(id).labels, m_wrongTags.at(1).wrongLabels);
+        QCOMPARE(m_page->snapshot().excluded, 1);
+        QCOMPARE(panel()->excludeButton()->text(), QStringLiteral("Include"));
+        QCOMPARE(panel()->model()->index(row, LabelIssuesModel::NowColumn).data().toString(),
+                 QStringLiteral("Excluded"));
+    }
+
+    void aMultiLabelRunOfASingleLabelDatasetIsRefused()
+    {
+        QSignalSpy loaded(m_page.get(), &DataPage::datasetLoaded);
+        m_page->showDataset(m_datasetId);
+        QTRY_VERIFY(m_page->currentDatasetId() == m_datasetId && m_page->imageModel()->rowCount() == 80);
+        QCOMPARE(panel()->model()->rowCount(), 0); // the other dataset's results are gone
+        const QString dir = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("folds-tags")));
+        panel()->runPicker()->setCurrentIndex(panel()->runPicker()->findData(dir));
+        QCOMPARE(panel()->runPicker()->currentText(), QStringLiteral("folds-tags"));
+        QSignalSpy failed(panel(), &LabelIssuesPanel::errorOccurred);
+        findWith(0, QStringLiteral("failed"));
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains(QStringLiteral("folds-tags")) && message.contains(QStringLiteral("multi-label"))
+                     && message.contains(catalog().dataset(m_datasetId).name),
+                 qPrintable(message));
+        // The single-label run still works on it, with the single-label headers and button.
+        const QString demo = QDir::cleanPath(QDir(m_project->runsDir()).filePath(QStringLiteral("folds-demo")));
+        panel()->runPicker()->setCurrentIndex(panel()->runPicker()->findData(demo));
+        findWith(0, QStringLiteral("finished"));
+        QVERIFY(!panel()->result().multiLabel);
+        QCOMPARE(panel()->model()->headerData(LabelIssuesModel::GivenColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Given label"));
+        QCOMPARE(panel()->relabelButton()->text(), QStringLiteral("Relabel to Suggested"));
         QCOMPARE(panel()->model()->rowCount(), 3);
     }
 

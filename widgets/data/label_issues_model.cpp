@@ -20,11 +20,12 @@ LabelIssuesModel::LabelIssuesModel(ThumbnailLoader *thumbnails, QObject *parent)
     connect(thumbnails, &ThumbnailLoader::thumbnailFailed, this, &LabelIssuesModel::thumbnailDone);
 }
 
-void LabelIssuesModel::setIssues(const QVector<LabelIssueRow> &issues, const QString &sourceDir)
+void LabelIssuesModel::setIssues(const QVector<LabelIssueRow> &issues, const QString &sourceDir, bool multiLabel)
 {
     beginResetModel();
     m_issues = issues;
     m_sourceDir = sourceDir;
+    m_multiLabel = multiLabel;
     m_waiting.clear();
     endResetModel();
 }
@@ -48,11 +49,48 @@ bool LabelIssuesModel::updateImage(const CatalogImage &image)
     return true;
 }
 
+QString LabelIssuesModel::labelsText(const QStringList &labels)
+{
+    return labels.isEmpty() ? tr("(none)") : labels.join(QStringLiteral(", "));
+}
+
+QString LabelIssuesModel::changeText(const LabelIssueRow &issue)
+{
+    QStringList parts;
+    for (const QString &label : issue.addedLabels())
+        parts << QStringLiteral("+") + label;
+    for (const QString &label : issue.removedLabels())
+        parts << QString(QChar(0x2212)) + label; // a minus sign, as wide as the plus
+    return parts.isEmpty() ? tr("no change") : parts.join(QLatin1Char(' '));
+}
+
+bool LabelIssuesModel::suggestionApplied(const LabelIssueRow &issue)
+{
+    if (!issue.multiLabel)
+        return issue.image.className == issue.suggestedClass;
+    QStringList labels = issue.image.labels;
+    labels.sort();
+    return labels == issue.suggestedLabels;
+}
+
+bool LabelIssuesModel::canApplySuggestion(const LabelIssueRow &issue)
+{
+    return !suggestionApplied(issue) && (!issue.multiLabel || !issue.suggestedLabels.isEmpty());
+}
+
 QString LabelIssuesModel::nowText(const LabelIssueRow &issue)
 {
     QStringList done;
-    if (issue.image.className != issue.givenClass)
+    if (issue.multiLabel) {
+        QStringList labels = issue.image.labels;
+        labels.sort();
+        if (labels == issue.suggestedLabels && labels != issue.givenLabels)
+            done << tr("Suggested labels applied");
+        else if (labels != issue.givenLabels)
+            done << tr("Labels now %1").arg(labelsText(labels));
+    } else if (issue.image.className != issue.givenClass) {
         done << tr("Relabelled to %1").arg(issue.image.className);
+    }
     if (issue.image.excluded)
         done << tr("Excluded");
     return done.join(QStringLiteral(" · "));
@@ -78,6 +116,10 @@ QVariant LabelIssuesModel::data(const QModelIndex &index, int role) const
         return issue.image.id;
     case SuggestedClassRole:
         return issue.suggestedClass;
+    case GivenLabelsRole:
+        return issue.givenLabels;
+    case SuggestedLabelsRole:
+        return issue.suggestedLabels;
     case ExcludedRole:
         return issue.image.excluded;
     case ThumbnailStateRole:
@@ -87,7 +129,9 @@ QVariant LabelIssuesModel::data(const QModelIndex &index, int role) const
     case Qt::DecorationRole:
         return index.column() == ImageColumn ? decoration(index.row()) : QVariant();
     case Qt::TextAlignmentRole:
-        return index.column() == ScoreColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
+        return index.column() == ScoreColumn || index.column() == FoldColumn
+                   ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                   : QVariant();
     case Qt::ForegroundRole:
         // An excluded image is dealt with: greyed, like the grid greys it.
         return issue.image.excluded ? QVariant(QPalette().brush(QPalette::Disabled, QPalette::Text)) : QVariant();
@@ -100,6 +144,16 @@ QVariant LabelIssuesModel::data(const QModelIndex &index, int role) const
             return tr("%1\nHeld out by fold %2; double-click to open it in the viewer")
                 .arg(issue.image.relPath)
                 .arg(issue.fold);
+        case FoldColumn:
+            return tr("The fold whose model predicted this image without training on it");
+        case SuggestedColumn:
+            if (issue.multiLabel) {
+                QString tip = tr("Suggested label set: %1").arg(labelsText(issue.suggestedLabels));
+                if (issue.suggestedLabels.isEmpty())
+                    tip += QLatin1Char('\n') + tr("No label would be left: exclude the image instead");
+                return tip;
+            }
+            break;
         default:
             break;
         }
@@ -109,12 +163,14 @@ QVariant LabelIssuesModel::data(const QModelIndex &index, int role) const
         case FileColumn:
             return issue.image.relPath;
         case GivenColumn:
-            return issue.givenClass;
+            return issue.multiLabel ? labelsText(issue.givenLabels) : issue.givenClass;
         case SuggestedColumn:
-            return issue.suggestedClass;
+            return issue.multiLabel ? changeText(issue) : issue.suggestedClass;
         case ScoreColumn:
             // Three significant digits: the most suspicious scores are far below 0.001.
             return QLocale().toString(issue.score, 'g', 3);
+        case FoldColumn:
+            return QLocale().toString(issue.fold);
         case NowColumn:
             return nowText(issue);
         default:
@@ -135,11 +191,13 @@ QVariant LabelIssuesModel::headerData(int section, Qt::Orientation orientation, 
     case FileColumn:
         return tr("File");
     case GivenColumn:
-        return tr("Given label");
+        return m_multiLabel ? tr("Given labels") : tr("Given label");
     case SuggestedColumn:
-        return tr("Suggested label");
+        return m_multiLabel ? tr("Suggested labels") : tr("Suggested label");
     case ScoreColumn:
         return tr("Score");
+    case FoldColumn:
+        return tr("Fold");
     case NowColumn:
         return tr("Decision");
     default:

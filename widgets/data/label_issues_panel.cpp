@@ -139,6 +139,7 @@ LabelIssuesPanel::LabelIssuesPanel(workspace::JobManager *jobs, ThumbnailLoader 
     header->resizeSection(LabelIssuesModel::GivenColumn, 140);
     header->resizeSection(LabelIssuesModel::SuggestedColumn, 140);
     header->resizeSection(LabelIssuesModel::ScoreColumn, 80);
+    header->resizeSection(LabelIssuesModel::FoldColumn, 50);
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
         Q_EMIT openImageRequested(index.data(LabelIssuesModel::ImageIdRole).toLongLong());
     });
@@ -147,8 +148,6 @@ LabelIssuesPanel::LabelIssuesPanel(workspace::JobManager *jobs, ThumbnailLoader 
     connect(m_model, &QAbstractItemModel::modelReset, this, &LabelIssuesPanel::updateButtons);
 
     m_relabelButton->setObjectName(QStringLiteral("relabelToSuggestedButton"));
-    m_relabelButton->setToolTip(tr("Give each selected image the class the predictions suggest. The files stay "
-                                   "where they are."));
     m_excludeButton->setObjectName(QStringLiteral("excludeLabelIssuesButton"));
     connect(m_relabelButton, &QPushButton::clicked, this, &LabelIssuesPanel::relabelSelected);
     connect(m_excludeButton, &QPushButton::clicked, this, &LabelIssuesPanel::excludeSelected);
@@ -314,7 +313,7 @@ void LabelIssuesPanel::jobEnded(const QString &state, const QString &message, co
     m_progress->hide();
     if (state == QLatin1String("finished")) {
         m_result = result.value<LabelIssuesResult>();
-        m_model->setIssues(m_result.issues, m_dataset.sourceDir);
+        m_model->setIssues(m_result.issues, m_dataset.sourceDir, m_result.multiLabel);
         const QLocale locale;
         QString text = tr("%n suspected label error(s) among %1 images of %2.", nullptr, int(m_result.issues.size()))
                            .arg(locale.toString(m_result.examples), QDir(m_result.foldsDir).dirName());
@@ -350,8 +349,20 @@ QVector<int> LabelIssuesPanel::selectedRows() const
 
 void LabelIssuesPanel::relabelSelected()
 {
+    int emptySets = 0;
+    for (int row : selectedRows()) {
+        const LabelIssueRow &issue = m_model->issue(row);
+        emptySets += issue.multiLabel && issue.suggestedLabels.isEmpty() ? 1 : 0;
+    }
+    if (emptySets > 0)
+        m_status->setText(tr("Not applied to %1 of the selected images: the suggestion leaves no label; exclude "
+                             "them instead.")
+                              .arg(QLocale().toString(emptySets)));
     writeSelected([](workspace::Catalog &catalog, const LabelIssueRow &issue) {
-        catalog.relabel(issue.image.id, issue.suggestedClass);
+        if (!issue.multiLabel)
+            catalog.relabel(issue.image.id, issue.suggestedClass);
+        else if (!issue.suggestedLabels.isEmpty()) // the catalog refuses an image without a label
+            catalog.setLabels(issue.image.id, issue.suggestedLabels);
     });
 }
 
@@ -409,6 +420,20 @@ void LabelIssuesPanel::updateImage(const CatalogImage &image)
     m_model->updateImage(image);
 }
 
+void LabelIssuesPanel::updateRelabelButton()
+{
+    if (m_model->multiLabel()) {
+        m_relabelButton->setText(tr("Apply Suggested Labels"));
+        m_relabelButton->setToolTip(tr("Give each selected image the label set the predictions suggest (the given "
+                                       "set with the doubtful labels added or removed). The files are not "
+                                       "touched."));
+    } else {
+        m_relabelButton->setText(tr("Relabel to Suggested"));
+        m_relabelButton->setToolTip(tr("Give each selected image the class the predictions suggest. The files stay "
+                                       "where they are."));
+    }
+}
+
 void LabelIssuesPanel::updateNoRunsMessage()
 {
     const QString shards = m_dataset.shardsDir.isEmpty() ? tr("SHARD_DIR") : QDir::toNativeSeparators(m_dataset.shardsDir);
@@ -436,8 +461,9 @@ void LabelIssuesPanel::updateButtons()
     for (int row : rows) {
         const LabelIssueRow &issue = m_model->issue(row);
         allExcluded = allExcluded && issue.image.excluded;
-        anyToRelabel = anyToRelabel || issue.image.className != issue.suggestedClass;
+        anyToRelabel = anyToRelabel || LabelIssuesModel::canApplySuggestion(issue);
     }
+    updateRelabelButton();
     m_relabelButton->setEnabled(!m_writing && anyToRelabel);
     m_excludeButton->setEnabled(!m_writing && !rows.isEmpty());
     m_excludeButton->setText(allExcluded ? tr("Include") : tr("Exclude"));

@@ -28,7 +28,9 @@ class ThumbnailLoader;
 // predictions (`lathe-cli train --folds K`). The user picks one of the folds runs of the
 // project's runs folder and a ranking (self-confidence or normalized margin); Find runs a
 // LabelIssuesJob and lists the images whose given label is probably wrong, most suspicious
-// first, each with the class the predictions suggest. "Relabel to Suggested" and "Exclude"
+// first, each with the class the predictions suggest. A multi-label folds run (of a multi-label
+// dataset) lists the images whose label set is probably wrong, each with the set the predictions
+// suggest. "Relabel to Suggested" ("Apply Suggested Labels" for label sets) and "Exclude"
 // write the selected rows' decisions to the catalog (never to the source folder) and emit
 // imageChanged() for each, as the image viewer does, so the rest of the page follows. Without a
 // folds run the tab says how to make one. The runs folder is listed, and the catalog written, on
@@ -53,9 +55,12 @@ public:
     bool find();
     void cancel();
     bool isRunning() const { return m_job != nullptr; }
-    // The selected rows' images: relabelled to their suggested class, or excluded (included
-    // again when every selected one is excluded already).
+    // The selected rows' images: relabelled to their suggested class (multi-label: given their
+    // suggested label set, Catalog::setLabels; a row whose suggestion leaves no label is skipped,
+    // the status line says to exclude it), or excluded (included again when every selected one
+    // is excluded already).
     void relabelSelected();
+    void applySuggestedSelected() { relabelSelected(); }
     void excludeSelected();
     // A newer copy of an image's catalog row (the viewer changed it).
     void updateImage(const workspace::CatalogImage &image);
@@ -95,6 +100,7 @@ private:
     void jobEnded(const QString &state, const QString &message, const QVariant &result);
     void updateNoRunsMessage();
     void updateButtons();
+    void updateRelabelButton();
 
     workspace::JobManager *m_jobs;
     QString m_databasePath;
