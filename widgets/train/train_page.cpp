@@ -17,6 +17,7 @@
 #include "train/run_config_form.h"
 #include "train/training_curves.h"
 #include "train/training_live_panel.h"
+#include "workspace/cross_validation_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
 #include "workspace/quick_recipe.h"
@@ -69,10 +70,29 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     m_stop = new QPushButton(tr("Stop"), this);
     m_stop->setToolTip(tr("Stop after the current step. A checkpoint is written first, so the run can be resumed "
                           "from the Runs page."));
+    m_folds = new QSpinBox(this);
+    m_folds->setObjectName(QStringLiteral("crossValidationFolds"));
+    m_folds->setRange(2, 20);
+    m_folds->setValue(5);
+    m_folds->setSuffix(tr(" folds"));
+    m_folds->setToolTip(tr("How many folds Cross-Validate splits the training images into: one run per fold."));
+    m_crossValidate = new QPushButton(tr("Cross-Validate"), this);
+    m_crossValidate->setObjectName(QStringLiteral("crossValidateButton"));
+    m_crossValidate->setToolTip(
+        tr("Check the settings, then train them once per fold, each run holding out one fold of the training images "
+           "and scoring it: the metric's mean and spread over the folds, and out-of-fold predictions for the Data "
+           "page's Suspected Label Errors tab. The same as lathe-cli train --folds K."));
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("trainStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_cvLabel = new QLabel(this);
+    m_cvLabel->setObjectName(QStringLiteral("crossValidationResult"));
+    m_cvLabel->setWordWrap(true);
+    m_cvLabel->setTextFormat(Qt::RichText);
+    m_cvLabel->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse |
+                                       Qt::LinksAccessibleByKeyboard);
+    m_cvLabel->hide();
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(buildSetupTab(), tr("Setup"));
@@ -83,6 +103,10 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     buttons->addWidget(heading);
     buttons->addStretch(1);
     buttons->addWidget(m_start);
+    buttons->addSpacing(12);
+    buttons->addWidget(m_folds);
+    buttons->addWidget(m_crossValidate);
+    buttons->addSpacing(12);
     buttons->addWidget(m_pause);
     buttons->addWidget(m_stop);
 
@@ -90,22 +114,35 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     layout->setContentsMargins(24, 16, 24, 16);
     layout->addLayout(buttons);
     layout->addWidget(m_status);
+    layout->addWidget(m_cvLabel);
     layout->addWidget(m_tabs, 1);
 
     connect(m_live, &TrainingLivePanel::statusChanged, m_status, &QLabel::setText);
     connect(m_start, &QPushButton::clicked, this, &TrainPage::startRun);
+    connect(m_crossValidate, &QPushButton::clicked, this, &TrainPage::startCrossValidation);
+    connect(m_cvLabel, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link == QLatin1String("continue"))
+            resumeCrossValidation(m_cvDir);
+    });
     connect(m_pause, &QPushButton::clicked, this, [this] {
-        if (!m_job)
-            return;
-        if (m_job->isPaused())
-            m_job->resumeRun();
-        else
-            m_job->pause();
+        if (m_job) {
+            if (m_job->isPaused())
+                m_job->resumeRun();
+            else
+                m_job->pause();
+        } else if (m_cvJob) {
+            if (m_cvJob->isPaused())
+                m_cvJob->resumeRun();
+            else
+                m_cvJob->pause();
+        }
         updateButtons();
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (m_job)
             m_job->requestCancel();
+        if (m_cvJob)
+            m_cvJob->requestCancel();
         m_status->setText(tr("Stopping after the current step…"));
     });
     setProject(nullptr);
@@ -396,6 +433,12 @@ void TrainPage::setModelSpecProvider(std::function<engine::ModelSpec()> provider
 void TrainPage::setProject(workspace::Project *project)
 {
     m_project = project;
+    if (!m_cvJob) { // the last cross-validation was the previous project's
+        m_cvDir.clear();
+        m_cvResult.reset();
+        m_cvLabel->clear();
+        m_cvLabel->hide();
+    }
     m_restoring = true;
     if (project) {
         m_imageSize->setValue(project->meta(kImageSizeKey, QStringLiteral("0")).toInt());
@@ -515,6 +558,8 @@ PreflightProblem TrainPage::preflightProblem() const
         return {tr("Open a project first."), Next::None};
     if (m_job)
         return {tr("A run is already going on."), Next::None};
+    if (m_cvJob)
+        return {tr("A cross-validation is going on."), Next::None};
     if (m_lrFinder && m_lrFinder->isRunning())
         return {tr("The learning-rate finder is running: wait for it or cancel it."), Next::None};
     const QString shards = m_dataset->currentData().toString();
@@ -557,7 +602,7 @@ bool TrainPage::startRun()
 
 bool TrainPage::resumeRun(const QString &runDir)
 {
-    if (m_job || !m_jobs)
+    if (isBusy() || !m_jobs)
         return false;
     startJob(runDir, true, {});
     // The curve so far, from the run folder, in front of what the resumed run adds.
@@ -640,15 +685,144 @@ void TrainPage::jobEnded(const QString &state, const QString &message)
     Q_EMIT runEnded(runDir, state);
 }
 
+bool TrainPage::isBusy() const
+{
+    return m_job || m_cvJob;
+}
+
 void TrainPage::updateButtons()
 {
-    const bool running = m_job != nullptr;
-    m_start->setEnabled(!running && m_project != nullptr && !m_lrFinder->isRunning());
+    const bool running = isBusy();
+    const bool canStart = !running && m_project != nullptr && !m_lrFinder->isRunning();
+    m_start->setEnabled(canStart);
+    m_crossValidate->setEnabled(canStart);
+    m_folds->setEnabled(!running);
     m_lrFinder->setBlocked(running ? tr("A run is training; find the learning rate when it has ended.") : QString());
     m_pause->setEnabled(running);
     m_stop->setEnabled(running);
-    m_pause->setText(running && m_job->isPaused() ? tr("Resume") : tr("Pause"));
+    const bool paused = (m_job && m_job->isPaused()) || (m_cvJob && m_cvJob->isPaused());
+    m_pause->setText(paused ? tr("Resume") : tr("Pause"));
     schedulePreflight();
+}
+
+bool TrainPage::startCrossValidation()
+{
+    const QString problem = preflight();
+    if (!problem.isEmpty()) {
+        showErrorWithHelp(m_status, tr("Cannot start: %1").arg(problem), QStringLiteral("training"));
+        return false;
+    }
+    const int folds = m_folds->value();
+    if (m_trainImages > 0 && m_trainImages < folds) {
+        showErrorWithHelp(m_status,
+                          tr("Cannot start: %1")
+                              .arg(tr("%1 training images cannot be split into %2 folds.").arg(m_trainImages).arg(folds)),
+                          QStringLiteral("training"));
+        return false;
+    }
+    const nlohmann::json config = runConfig();
+    const QString arch = QString::fromStdString(config["model"].value("arch", std::string("model")));
+    // As a run is named, with the fold count: 20250101-120000-resnet18-cv5.
+    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') +
+                         arch + QStringLiteral("-cv") + QString::number(folds);
+    startCrossValidationJob(QDir(m_project->runsDir()).filePath(name), false, config, folds);
+    return true;
+}
+
+bool TrainPage::resumeCrossValidation(const QString &foldsDir)
+{
+    if (isBusy() || !m_jobs || !m_project || foldsDir.isEmpty())
+        return false;
+    if (m_lrFinder->isRunning()) {
+        m_status->setText(tr("The learning-rate finder is running: wait for it or cancel it."));
+        return false;
+    }
+    startCrossValidationJob(foldsDir, true, {}, 0);
+    return true;
+}
+
+void TrainPage::startCrossValidationJob(const QString &foldsDir, bool resume, const nlohmann::json &config, int folds)
+{
+    workspace::CrossValidationJob::Params params;
+    params.foldsDir = QDir::cleanPath(foldsDir);
+    params.resume = resume;
+    if (!resume) {
+        params.config = engine::parseRunConfig(config);
+        params.folds = folds;
+    }
+    auto *job = new workspace::CrossValidationJob(params);
+    m_cvJob = job;
+    m_cvDir = params.foldsDir;
+    m_cvResult.reset();
+    m_cvLabel->clear();
+    m_cvLabel->hide();
+    connect(job, &workspace::Job::progressChanged, this, [this, job](double, const QString &status) {
+        if (job == m_cvJob && !status.isEmpty())
+            m_status->setText(tr("Cross-validation: %1").arg(status));
+    });
+    connect(job, &workspace::Job::finished, this, [this](const QVariant &result) {
+        crossValidationEndedWith(QString::fromLatin1(engine::event_type::kFinished), result, {});
+    });
+    connect(job, &workspace::Job::failed, this, [this](const QString &message) {
+        crossValidationEndedWith(QString::fromLatin1(engine::event_type::kFailed), {}, message);
+    });
+    connect(job, &workspace::Job::cancelled, this,
+            [this] { crossValidationEndedWith(QString::fromLatin1(engine::event_type::kCancelled), {}, {}); });
+    connect(job, &workspace::CrossValidationJob::pausedChanged, this, &TrainPage::updateButtons);
+    m_status->setText(resume ? tr("Continuing the cross-validation in %1…").arg(QDir::toNativeSeparators(m_cvDir))
+                             : tr("Starting %1-fold cross-validation in %2… (the folds' curves are not drawn live; "
+                                  "each fold is a run folder inside it)")
+                                   .arg(folds)
+                                   .arg(QDir::toNativeSeparators(m_cvDir)));
+    m_jobs->start(job);
+    updateButtons();
+    Q_EMIT crossValidationStarted(m_cvDir);
+}
+
+void TrainPage::crossValidationEndedWith(const QString &state, const QVariant &result, const QString &message)
+{
+    const QString dir = m_cvDir;
+    const QString shown = QDir::toNativeSeparators(dir).toHtmlEscaped();
+    m_cvJob = nullptr;
+    if (state == QLatin1String(engine::event_type::kFinished)) {
+        const auto r = result.value<workspace::CrossValidationResult>();
+        m_cvResult = r;
+        QStringList perFold;
+        for (double v : r.foldMetrics)
+            perFold << QString::number(v, 'f', 3);
+        const QString summary = tr("%1-fold cross-validation: %2 %3 ± %4 (folds: %5)")
+                                    .arg(r.folds)
+                                    .arg(r.metric)
+                                    .arg(QString::number(r.mean, 'f', 3))
+                                    .arg(QString::number(r.std, 'f', 3))
+                                    .arg(perFold.join(QStringLiteral(", ")));
+        m_status->setText(tr("Cross-validation finished."));
+        m_cvLabel->setText(tr("<b>%1</b> — %2<br>Its out-of-fold predictions are in this folder: the Data page's "
+                              "Suspected Label Errors tab lists it, to find the images that are probably labelled "
+                              "wrong. Each fold is a run folder inside it (fold-1 … fold-%3).")
+                               .arg(summary.toHtmlEscaped(), shown)
+                               .arg(r.folds));
+    } else {
+        // Only a folder with a fold run can be continued (a job stopped before its first fold has none).
+        const bool resumable = QFileInfo::exists(QDir(dir).filePath(QStringLiteral("fold-1/config.json")));
+        if (state == QLatin1String(engine::event_type::kCancelled)) {
+            m_status->setText(tr("Cross-validation stopped: %1").arg(QDir::toNativeSeparators(dir)));
+            m_cvLabel->setText(resumable ? tr("Cross-validation stopped in %1. <a href=\"continue\">Continue it</a>: "
+                                              "the finished folds are kept and the stopped one resumes from its last "
+                                              "checkpoint.")
+                                               .arg(shown)
+                                         : tr("Cross-validation stopped before its first fold started."));
+        } else {
+            showErrorWithHelp(m_status, tr("The cross-validation failed: %1").arg(message), QStringLiteral("training"));
+            m_cvLabel->setText(resumable ? tr("Cross-validation failed in %1. <a href=\"continue\">Try again</a> "
+                                              "(the finished folds are kept).")
+                                               .arg(shown)
+                                         : tr("Cross-validation failed in %1.").arg(shown));
+        }
+    }
+    m_cvLabel->show();
+    updateButtons();
+    Q_EMIT crossValidationEnded(dir, state);
 }
 
 } // namespace lathe::ui

@@ -2,6 +2,7 @@
 
 #include "engine/models/model_spec.h"
 #include "train/preflight_panel.h"
+#include "workspace/cross_validation_job.h"
 #include "workspace/quick_recipe.h"
 #include "workspace/train_job.h"
 
@@ -9,6 +10,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +45,15 @@ class TrainingLivePanel;
 // Stop. A run goes on in a Job while the user works elsewhere; its curves, progress, ETA and
 // log stream into the Live tab. The model comes from the Model page.
 //
+// Cross-Validate runs K-fold cross-validation of the same checked settings (a
+// CrossValidationJob: K runs in one folder of the project's runs folder, `lathe-cli train
+// --folds K` on the page) instead of one run: its progress (fold i of K, the fold's epoch and
+// step) is in the status line and the jobs panel, Pause and Stop act on it as on a run, and its
+// result (each fold's metric, their mean and std, the folder the Data page's Suspected Label
+// Errors tab reads) is shown under the status line. The folds' curves are not drawn live; each
+// fold is an ordinary run folder. A stopped cross-validation can be continued from the result
+// line (its finished folds kept, the stopped one resumed).
+//
 // The page holds the settings (what Start would use), saves them with the project, and wires
 // its panels to each other and to the TrainJob: PresetPanel (the presets and their files),
 // PreflightPanel (the check and the memory estimate) and TrainingLivePanel (the Live tab) do
@@ -72,6 +83,11 @@ public:
     // Starts a new run in the project's runs folder, or continues an existing run folder.
     bool startRun();
     bool resumeRun(const QString &runDir);
+    // K-fold cross-validation (K from foldsEdit(), 2 to 20) of the settings Start would use, in a
+    // new folder of the runs folder; false (the reason in the status) when it cannot start.
+    bool startCrossValidation();
+    // Continues a stopped cross-validation in foldsDir (its own settings and fold count).
+    bool resumeCrossValidation(const QString &foldsDir);
     void applyConfig(const nlohmann::json &config); // e.g. a run's config cloned from the Runs page
 
     // Presets (workspace::RunPresets): built-ins first, then the user's saved ones.
@@ -106,6 +122,14 @@ public:
     QLabel *memoryLabel() const;
     workspace::TrainJob *currentJob() const { return m_job; }
     QString currentRunDir() const { return m_runDir; }
+    QSpinBox *foldsEdit() const { return m_folds; }
+    QPushButton *crossValidateButton() const { return m_crossValidate; }
+    // The last cross-validation's outcome (result, stopped with a Continue link, or failed).
+    QLabel *crossValidationLabel() const { return m_cvLabel; }
+    workspace::CrossValidationJob *currentCrossValidation() const { return m_cvJob; }
+    QString currentCrossValidationDir() const { return m_cvDir; }
+    // The last cross-validation that finished on this page.
+    std::optional<workspace::CrossValidationResult> lastCrossValidation() const { return m_cvResult; }
 
 Q_SIGNALS:
     void datasetsListed();
@@ -114,6 +138,9 @@ Q_SIGNALS:
     void runStarted(const QString &runDir);
     // finished, failed, cancelled: the run folder holds the outcome.
     void runEnded(const QString &runDir, const QString &state);
+    void crossValidationStarted(const QString &foldsDir);
+    // finished (folds.json written), failed or cancelled (resumable).
+    void crossValidationEnded(const QString &foldsDir, const QString &state);
     // The pre-flight panel shows the current settings' check and memory estimate.
     void preflightUpdated();
     void devicesListed();
@@ -137,6 +164,9 @@ private:
     void startJob(const QString &runDir, bool resume, const nlohmann::json &config);
     void takeEvents();
     void jobEnded(const QString &state, const QString &message);
+    void startCrossValidationJob(const QString &foldsDir, bool resume, const nlohmann::json &config, int folds);
+    void crossValidationEndedWith(const QString &state, const QVariant &result, const QString &message);
+    bool isBusy() const; // a run or a cross-validation is going on
     void updateButtons();
     void schedulePreflight();
     void findDevices();
@@ -148,6 +178,9 @@ private:
     std::function<engine::ModelSpec()> m_modelSpec;
     QPointer<workspace::TrainJob> m_job;
     QString m_runDir;
+    QPointer<workspace::CrossValidationJob> m_cvJob;
+    QString m_cvDir;
+    std::optional<workspace::CrossValidationResult> m_cvResult;
     qint64 m_trainImages = 0;
     int m_listGeneration = 0;
     bool m_restoring = false;
@@ -155,7 +188,10 @@ private:
     QPushButton *m_start = nullptr;
     QPushButton *m_pause = nullptr;
     QPushButton *m_stop = nullptr;
+    QSpinBox *m_folds = nullptr;
+    QPushButton *m_crossValidate = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_cvLabel = nullptr;
     QTabWidget *m_tabs = nullptr;
     // Setup tab.
     PresetPanel *m_presets = nullptr;
