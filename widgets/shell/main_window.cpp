@@ -173,6 +173,11 @@ void MainWindow::buildPages()
     });
     connect(m_trainPage, &ui::TrainPage::recipeRequested, this, &MainWindow::applyRecipe);
     connect(m_evaluatePage, &ui::EvaluatePage::trainRequested, this, [this] { showPage(TrainPage); });
+    // A stored evaluation (new or re-read) is the Runs list's Evaluation column.
+    connect(m_evaluatePage, &ui::EvaluatePage::evaluationLoaded, m_runsPage, [this](qint64 evaluationId) {
+        if (evaluationId != 0)
+            m_runsPage->refreshEvaluations();
+    });
     connect(m_pageList, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
     m_pageList->setCurrentRow(0);
 
