@@ -1,16 +1,19 @@
 #include "workspace/catalog.h"
 
+#include "engine/dataset/label_file.h"
 #include "workspace/atomic_file.h"
 #include "workspace/project_database.h"
 #include "workspace/workspace_error.h"
 
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QHash>
 #include <QSet>
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <algorithm>
 #include <optional>
 
 namespace lathe::workspace {
@@ -688,59 +691,201 @@ void Catalog::relabel(qint64 imageId, const QString &className)
     exec(query);
 }
 
+Catalog::LabelTarget Catalog::labelTarget(qint64 imageId) const
+{
+    QSqlQuery find = prepare(QStringLiteral("SELECT dataset_id, rel_path, labels_edited FROM images WHERE id = ?"));
+    find.addBindValue(imageId);
+    exec(find);
+    if (!find.next())
+        throw WorkspaceError(tr("No image %1 in the catalog; it may have been removed by a re-import").arg(imageId));
+    LabelTarget target;
+    const int datasetId = find.value(0).toInt();
+    target.relPath = find.value(1).toString();
+    target.labelsEdited = find.value(2).toInt() != 0;
+    find.finish();
+    target.dataset = dataset(datasetId);
+    return target;
+}
+
+void Catalog::requireMultiLabel(const LabelTarget &target) const
+{
+    if (!target.dataset.multiLabel())
+        throw WorkspaceError(tr("%1: dataset \"%2\" has one class per image (its class folders); relabel the image "
+                                "instead of giving it a label set")
+                                 .arg(target.relPath, target.dataset.name));
+}
+
+int Catalog::classId(int datasetId, const QString &name) const
+{
+    QSqlQuery lookup = prepare(QStringLiteral("SELECT id FROM classes WHERE dataset_id = ? AND name = ?"));
+    lookup.addBindValue(datasetId);
+    lookup.addBindValue(name);
+    exec(lookup);
+    return lookup.next() ? lookup.value(0).toInt() : 0;
+}
+
+int Catalog::insertClass(int datasetId, const QString &name)
+{
+    QSqlQuery insert = prepare(QStringLiteral("INSERT INTO classes(dataset_id, name) VALUES(?, ?)"));
+    insert.addBindValue(datasetId);
+    insert.addBindValue(name);
+    exec(insert);
+    return insert.lastInsertId().toInt();
+}
+
+void Catalog::replaceLabelSet(qint64 imageId, const QVector<int> &classIds, bool edited)
+{
+    QSqlQuery clear = prepare(QStringLiteral("DELETE FROM image_labels WHERE image_id = ?"));
+    clear.addBindValue(imageId);
+    exec(clear);
+    QSqlQuery add = prepare(QStringLiteral("INSERT INTO image_labels(image_id, class_id) VALUES(?, ?)"));
+    for (int classId : classIds) {
+        add.bindValue(0, imageId);
+        add.bindValue(1, classId);
+        exec(add);
+    }
+    QSqlQuery flag = prepare(QStringLiteral("UPDATE images SET labels_edited = ? WHERE id = ?"));
+    flag.addBindValue(edited ? 1 : 0);
+    flag.addBindValue(imageId);
+    exec(flag);
+}
+
 void Catalog::setLabels(qint64 imageId, const QStringList &labels)
 {
     Transaction transaction(m_db);
     if (!transaction.begin())
         fail(transaction.lastError());
-    QSqlQuery find = prepare(QStringLiteral(
-        "SELECT d.id, d.name, i.rel_path, d.task FROM images i JOIN datasets d ON d.id = i.dataset_id WHERE i.id = ?"));
-    find.addBindValue(imageId);
-    exec(find);
-    if (!find.next())
-        throw WorkspaceError(tr("No image %1 in the catalog; it may have been removed by a re-import").arg(imageId));
-    const int dataset = find.value(0).toInt();
-    const QString datasetName = find.value(1).toString();
-    const QString relPath = find.value(2).toString();
-    const bool multiLabel = find.value(3).toString() == QLatin1String("multi_label");
-    find.finish();
-    if (!multiLabel)
-        throw WorkspaceError(tr("%1: dataset \"%2\" has one class per image (its class folders); relabel the image "
-                                "instead of giving it a label set")
-                                 .arg(relPath, datasetName));
+    const LabelTarget target = labelTarget(imageId);
+    requireMultiLabel(target);
     QStringList sorted = labels;
     sorted.sort();
     sorted.removeDuplicates();
     if (sorted.isEmpty())
-        throw WorkspaceError(tr("%1: an image needs at least one label; exclude it instead").arg(relPath));
+        throw WorkspaceError(tr("%1: an image needs at least one label; exclude it instead").arg(target.relPath));
 
     QVector<int> classIds;
-    QSqlQuery lookup = prepare(QStringLiteral("SELECT id FROM classes WHERE dataset_id = ? AND name = ?"));
     for (const QString &label : std::as_const(sorted)) {
-        lookup.bindValue(0, dataset);
-        lookup.bindValue(1, label);
-        exec(lookup);
-        if (!lookup.next())
+        const int id = classId(target.dataset.id, label);
+        if (id == 0)
             throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
-                                     .arg(relPath, label, datasetName));
-        classIds.append(lookup.value(0).toInt());
-        lookup.finish();
+                                     .arg(target.relPath, label, target.dataset.name));
+        classIds.append(id);
     }
-
-    QSqlQuery clear = prepare(QStringLiteral("DELETE FROM image_labels WHERE image_id = ?"));
-    clear.addBindValue(imageId);
-    exec(clear);
-    QSqlQuery add = prepare(QStringLiteral("INSERT INTO image_labels(image_id, class_id) VALUES(?, ?)"));
-    for (int classId : std::as_const(classIds)) {
-        add.bindValue(0, imageId);
-        add.bindValue(1, classId);
-        exec(add);
-    }
-    QSqlQuery edited = prepare(QStringLiteral("UPDATE images SET labels_edited = 1 WHERE id = ?"));
-    edited.addBindValue(imageId);
-    exec(edited);
+    replaceLabelSet(imageId, classIds, true);
     if (!transaction.commit())
         fail(transaction.lastError());
+}
+
+QString Catalog::addLabel(qint64 imageId, const QString &label, const QStringList &labels)
+{
+    const QString name = label.trimmed();
+    Transaction transaction(m_db);
+    if (!transaction.begin())
+        fail(transaction.lastError());
+    const LabelTarget target = labelTarget(imageId);
+    requireMultiLabel(target);
+    int newId = classId(target.dataset.id, name);
+    if (newId == 0) {
+        const QString problem = labelNameProblem(name);
+        if (!problem.isEmpty())
+            throw WorkspaceError(tr("%1: cannot add the label \"%2\": %3").arg(target.relPath, name, problem));
+        newId = insertClass(target.dataset.id, name);
+    }
+    QStringList others = labels;
+    others.sort();
+    others.removeDuplicates();
+    others.removeAll(name);
+    QVector<int> classIds;
+    for (const QString &other : std::as_const(others)) {
+        const int id = classId(target.dataset.id, other);
+        if (id == 0)
+            throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
+                                     .arg(target.relPath, other, target.dataset.name));
+        classIds.append(id);
+    }
+    classIds.append(newId);
+    replaceLabelSet(imageId, classIds, true);
+    if (!transaction.commit())
+        fail(transaction.lastError());
+    return name;
+}
+
+void Catalog::resetLabels(qint64 imageId)
+{
+    // Everything slow (the labels file) happens before the write transaction takes the lock.
+    const LabelTarget target = labelTarget(imageId);
+    if (!target.dataset.multiLabel())
+        throw WorkspaceError(tr("%1: dataset \"%2\" has one class per image (its class folders); it has no labels "
+                                "file to reset the image's labels to")
+                                 .arg(target.relPath, target.dataset.name));
+    if (!target.labelsEdited)
+        return;
+    const QString file = target.dataset.labelsFile;
+    const QString shown = QDir::toNativeSeparators(file);
+    if (file.isEmpty())
+        throw WorkspaceError(tr("%1: cannot reset its labels: dataset \"%2\" records no labels file")
+                                 .arg(target.relPath, target.dataset.name));
+    const QFileInfo info(file);
+    if (!info.exists())
+        throw WorkspaceError(tr("%1: cannot reset its labels to the labels file's: %2 is gone (re-import the dataset "
+                                "with its labels file, or tick the labels by hand)")
+                                 .arg(target.relPath, shown));
+    // The catalog holds only the sets in effect; the file's rows are the import's only while the file
+    // is as it was then. imported_at has whole seconds, written after the scan read the file.
+    const QDateTime imported = QDateTime::fromString(target.dataset.importedAt, Qt::ISODate);
+    const QDateTime modified = info.lastModified();
+    if (imported.isValid() && modified.toSecsSinceEpoch() > imported.toSecsSinceEpoch())
+        throw WorkspaceError(tr("%1: cannot reset its labels: %2 was modified (%3) after the dataset was imported "
+                                "(%4), so its rows may no longer be the ones imported; re-import the dataset (your "
+                                "edits are kept), then reset the image")
+                                 .arg(target.relPath, shown, modified.toUTC().toString(Qt::ISODate),
+                                      imported.toUTC().toString(Qt::ISODate)));
+    engine::LabelsFile parsed;
+    try {
+        parsed = engine::readLabelsFile(file.toStdString());
+    } catch (const std::exception &e) {
+        throw WorkspaceError(tr("%1: cannot reset its labels: %2").arg(target.relPath, QString::fromStdString(e.what())));
+    }
+    const std::string relPath = target.relPath.toStdString();
+    const auto row = std::find_if(parsed.rows.begin(), parsed.rows.end(),
+                                  [&relPath](const engine::LabelsRow &r) { return r.path == relPath; });
+    if (row == parsed.rows.end())
+        throw WorkspaceError(tr("%1: cannot reset its labels: %2 has no usable row for it").arg(target.relPath, shown));
+
+    Transaction transaction(m_db);
+    if (!transaction.begin())
+        fail(transaction.lastError());
+    if (!labelTarget(imageId).labelsEdited) // a re-import in between took the file's set already
+        return;
+    QVector<int> classIds;
+    for (const std::string &label : row->labels) {
+        // Each of the file's labels became a class at the import; one a re-import dropped since comes back.
+        const QString name = fromStd(label);
+        const int id = classId(target.dataset.id, name);
+        classIds.append(id != 0 ? id : insertClass(target.dataset.id, name));
+    }
+    replaceLabelSet(imageId, classIds, false);
+    if (!transaction.commit())
+        fail(transaction.lastError());
+}
+
+QString Catalog::labelNameProblem(const QString &name)
+{
+    const QString label = name.trimmed();
+    if (label.isEmpty())
+        return tr("a label needs a name (spaces alone are none)");
+    const qsizetype length = label.toUcs4().size();
+    if (length > kMaxLabelLength)
+        return tr("a label has at most %1 characters; this one has %2").arg(kMaxLabelLength).arg(length);
+    if (label.contains(QLatin1Char(';')) || label.contains(QLatin1Char('|')))
+        return tr("a label cannot hold ';' or '|' (they separate the labels in a labels file)");
+    if (label.contains(QLatin1Char(',')))
+        return tr("a label cannot hold ',' (it separates the columns of a CSV labels file)");
+    for (QChar c : label) {
+        if (c.category() == QChar::Other_Control || c == QChar::LineSeparator || c == QChar::ParagraphSeparator)
+            return tr("a label cannot hold a line break, a tab or another control character");
+    }
+    return {};
 }
 
 void Catalog::writeRejectedCsv(int datasetId, const QString &path) const

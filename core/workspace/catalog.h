@@ -144,11 +144,45 @@ public:
     // Replaces the label set of an image of a multi-label dataset (in one transaction): at least
     // one label, each one of the dataset's classes. Refused for a single-label dataset (relabel).
     void setLabels(qint64 imageId, const QStringList &labels);
+    // Gives an image of a multi-label dataset the label set labels plus label, as setLabels does,
+    // where label (surrounding spaces trimmed) may be new: it then becomes one of the dataset's
+    // labels, in the same transaction. A label the dataset has (the same text) is simply added; a
+    // new one must be a good name (labelNameProblem). Returns the label as stored.
+    QString addLabel(qint64 imageId, const QString &label, const QStringList &labels);
+    // Undoes the user's edits of a multi-label image's label set: the set becomes the labels file's
+    // row for the image again and labelsEdited false, so a re-import follows the file again. The
+    // catalog keeps no copy of the file's sets, so the file is read again (before the write): refused,
+    // naming the file, when it is gone or unreadable, when it was modified after the dataset was
+    // imported (re-import first: the file's rows may no longer be the import's), or when it has no
+    // usable row for the image. An image whose set was not edited is left as it is.
+    void resetLabels(qint64 imageId);
+
+    // Why name cannot be a new label (a translated clause: "a label cannot hold ','"), or an empty
+    // string when it can. Trimmed, it must not be empty or longer than kMaxLabelLength characters,
+    // and must hold no ';' or '|' (a labels file's separators), no ',' and no line break or other
+    // control character.
+    static QString labelNameProblem(const QString &name);
+    static constexpr int kMaxLabelLength = 100;
 
     // Rejected and duplicate files with their reasons: relative path, status, reason.
     void writeRejectedCsv(int datasetId, const QString &path) const;
 
 private:
+    // An image whose label set is about to be written, with its dataset; throws when there is none.
+    struct LabelTarget
+    {
+        DatasetInfo dataset;
+        QString relPath;
+        bool labelsEdited = false;
+    };
+    LabelTarget labelTarget(qint64 imageId) const;
+    // Throws unless target's dataset is multi-label (setLabels's message).
+    void requireMultiLabel(const LabelTarget &target) const;
+    // The id of the dataset's class name, 0 when it has none.
+    int classId(int datasetId, const QString &name) const;
+    int insertClass(int datasetId, const QString &name);
+    void replaceLabelSet(qint64 imageId, const QVector<int> &classIds, bool edited);
+
     QSqlQuery prepare(const QString &sql) const;
     void exec(QSqlQuery &query) const;
     [[noreturn]] void fail(const QSqlError &error) const;

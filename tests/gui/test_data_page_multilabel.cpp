@@ -1,8 +1,9 @@
 // The Data page on a multi-label dataset: six real photos and a labels file (one bad row, one
 // missing file) imported through the page's Import with Labels File, then the per-label counts,
 // the label co-occurrence grid, the label filter, editing one image's label set in the viewer
-// (written to the catalog, the counts and the grid follow) and Convert to Shards with the
-// edited set. With LATHE_DATA_MULTILABEL_SCREENSHOT=FILE.png it also saves the page showing the
+// (written to the catalog, the counts and the grid follow), adding a label the dataset did not
+// have (bad names refused with the reason), resetting an image to its labels file's set, and
+// Convert to Shards with the edited sets and the new label. With LATHE_DATA_MULTILABEL_SCREENSHOT=FILE.png it also saves the page showing the
 // label frequencies and the co-occurrence grid.
 #include "common/theme.h"
 #include "data/class_balance_chart.h"
@@ -21,8 +22,11 @@
 #include "workspace/project.h"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QFile>
 #include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -100,6 +104,29 @@ private:
     {
         const ui::LabelCooccurrenceChart *chart = m_page->cooccurrenceChart();
         return chart->count(int(chart->labels().indexOf(QLatin1String(a))), int(chart->labels().indexOf(QLatin1String(b))));
+    }
+
+    QStringList listedLabels() const
+    {
+        QStringList labels;
+        for (int row = 0; row < m_page->viewer()->labelList()->count(); ++row)
+            labels << m_page->viewer()->labelList()->item(row)->text();
+        return labels;
+    }
+
+    QStringList filterLabels() const
+    {
+        QStringList labels;
+        for (int i = 1; i < m_page->classFilter()->count(); ++i)
+            labels << m_page->classFilter()->itemData(i).toString();
+        return labels;
+    }
+
+    void setLabelsFileModified(const QDateTime &time)
+    {
+        QFile file(m_labelsFile);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.setFileTime(time, QFileDevice::FileModificationTime));
     }
 
     QStringList shownFiles() const
@@ -270,6 +297,138 @@ private Q_SLOTS:
         viewer->hide();
     }
 
+    void addsANewLabelInTheViewer()
+    {
+        const qint64 kite = idOf(QStringLiteral("kite.jpg"));
+        QVERIFY(kite > 0);
+        m_page->openViewer(kite);
+        ui::ImageViewer *viewer = m_page->viewer();
+        QTRY_VERIFY(viewer->isVisible());
+        QVERIFY(viewer->newLabelEdit()->isVisible());
+        QVERIFY(!viewer->addLabelButton()->isEnabled()); // nothing typed
+        QVERIFY(!viewer->resetLabelsButton()->isEnabled()); // the labels file's set
+        QCOMPARE(viewer->checkedLabels(), list("grass,person,sky"));
+
+        // Typed, the new label is written at once with the ticked ones.
+        QTest::keyClicks(viewer->newLabelEdit(), QStringLiteral(" kite "));
+        QVERIFY(viewer->addLabelButton()->isEnabled());
+        QSignalSpy changed(viewer, &ui::ImageViewer::imageChanged);
+        QSignalSpy counts(m_page.get(), &DataPage::countsUpdated);
+        QTest::mouseClick(viewer->addLabelButton(), Qt::LeftButton);
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(viewer->message(), QString());
+        QCOMPARE(catalog().classes(m_page->currentDatasetId()), list("animal,bird,grass,kite,person,pet,sky,tree"));
+        QCOMPARE(catalog().image(kite).labels, list("grass,kite,person,sky"));
+        QVERIFY(catalog().image(kite).labelsEdited);
+        // The viewer lists it, ticked; the field is empty for the next one.
+        QCOMPARE(listedLabels(), list("animal,bird,grass,kite,person,pet,sky,tree"));
+        QCOMPARE(viewer->checkedLabels(), list("grass,kite,person,sky"));
+        QCOMPARE(viewer->newLabelEdit()->text(), QString());
+        QVERIFY(viewer->resetLabelsButton()->isEnabled());
+        // The page: the label filter lists it and keeps the image, the frequencies and the grid count it.
+        QCOMPARE(filterLabels(), list("animal,bird,grass,kite,person,pet,sky,tree"));
+        QCOMPARE(m_page->snapshot().classes, list("animal,bird,grass,kite,person,pet,sky,tree"));
+        m_page->classFilter()->setCurrentIndex(m_page->classFilter()->findData(QStringLiteral("kite")));
+        QCOMPARE(shownFiles(), list("kite.jpg"));
+        m_page->classFilter()->setCurrentIndex(0);
+        QVERIFY(counts.wait(10000));
+        QCOMPARE(chartCounts().value(QStringLiteral("kite")), 1);
+        QVERIFY(m_page->balanceChart()->classLabels().contains(QStringLiteral("kite")));
+        QCOMPARE(m_page->cooccurrenceChart()->labels(), list("animal,bird,grass,kite,person,pet,sky,tree"));
+        QCOMPARE(cooccurrence("kite", "sky"), 1);
+        QVERIFY(m_page->findChild<QLabel *>(QStringLiteral("datasetSummary"))->text().endsWith(QStringLiteral("8 labels")));
+
+        // Another image: the list has the new label; a name the dataset has (the same text) is ticked
+        // and written, no second label.
+        const qint64 giraffe = idOf(QStringLiteral("giraffe.jpg"));
+        m_page->openViewer(giraffe);
+        QCOMPARE(listedLabels(), list("animal,bird,grass,kite,person,pet,sky,tree"));
+        viewer->newLabelEdit()->setText(QStringLiteral("sky"));
+        QTest::keyClick(viewer->newLabelEdit(), Qt::Key_Return); // Return adds too (and closes nothing)
+        QVERIFY(changed.wait(10000));
+        QVERIFY(viewer->isVisible());
+        QCOMPARE(catalog().image(giraffe).labels, list("animal,sky,tree"));
+        QCOMPARE(catalog().classes(m_page->currentDatasetId()).size(), 8);
+        QVERIFY(counts.wait(10000));
+        QCOMPARE(chartCounts().value(QStringLiteral("sky")), 3);
+    }
+
+    void refusesBadLabelNames()
+    {
+        ui::ImageViewer *viewer = m_page->viewer();
+        const qint64 giraffe = idOf(QStringLiteral("giraffe.jpg"));
+        QCOMPARE(viewer->image().id, giraffe);
+        QSignalSpy changed(viewer, &ui::ImageViewer::imageChanged);
+        QSignalSpy errors(viewer, &ui::ImageViewer::errorOccurred);
+        const QList<QPair<QString, QString>> bad = {
+            {QStringLiteral("sky;blue"), QStringLiteral("Cannot add the label \"sky;blue\": a label cannot hold ';' or "
+                                                        "'|' (they separate the labels in a labels file).")},
+            {QStringLiteral("a|b"), QStringLiteral("Cannot add the label \"a|b\": a label cannot hold ';' or '|' (they "
+                                                   "separate the labels in a labels file).")},
+            {QStringLiteral("tall, spotted"), QStringLiteral("Cannot add the label \"tall, spotted\": a label cannot "
+                                                             "hold ',' (it separates the columns of a CSV labels file).")},
+            {QString(101, QLatin1Char('x')),
+             QStringLiteral("Cannot add the label \"%1\": a label has at most 100 characters; this one has 101.")
+                 .arg(QString(101, QLatin1Char('x')))},
+        };
+        for (const auto &[name, message] : bad) {
+            viewer->newLabelEdit()->setText(name);
+            QVERIFY(viewer->addLabelButton()->isEnabled());
+            QTest::mouseClick(viewer->addLabelButton(), Qt::LeftButton);
+            QCOMPARE(viewer->message(), message);
+            QCOMPARE(errors.takeLast().first().toString(), message);
+            QCOMPARE(viewer->newLabelEdit()->text(), name); // kept, to be corrected
+        }
+        viewer->addLabel(QStringLiteral("line\nbreak"));
+        QCOMPARE(viewer->message(), QStringLiteral("Cannot add the label \"line\nbreak\": a label cannot hold a line "
+                                                   "break, a tab or another control character."));
+        viewer->newLabelEdit()->setText(QStringLiteral("   "));
+        QVERIFY(!viewer->addLabelButton()->isEnabled());
+        viewer->addLabel(QStringLiteral("   "));
+        QCOMPARE(viewer->message(), QStringLiteral("Cannot add a label: a label needs a name (spaces alone are none)."));
+        QTest::qWait(200);
+        QCOMPARE(changed.count(), 0); // nothing was written
+        QCOMPARE(catalog().image(giraffe).labels, list("animal,sky,tree"));
+        QCOMPARE(catalog().classes(m_page->currentDatasetId()).size(), 8);
+        viewer->newLabelEdit()->clear();
+    }
+
+    void resetsToTheLabelsFileSet()
+    {
+        ui::ImageViewer *viewer = m_page->viewer();
+        const qint64 giraffe = idOf(QStringLiteral("giraffe.jpg"));
+        QCOMPARE(viewer->image().id, giraffe);
+        QVERIFY(viewer->resetLabelsButton()->isEnabled());
+        QSignalSpy changed(viewer, &ui::ImageViewer::imageChanged);
+        QSignalSpy counts(m_page.get(), &DataPage::countsUpdated);
+
+        // A labels file modified after the import: refused with the reason, nothing changes.
+        setLabelsFileModified(QDateTime::currentDateTimeUtc().addSecs(3600));
+        QSignalSpy errors(viewer, &ui::ImageViewer::errorOccurred);
+        QTest::mouseClick(viewer->resetLabelsButton(), Qt::LeftButton);
+        QVERIFY(errors.wait(10000));
+        QVERIFY2(viewer->message().contains(QStringLiteral("labels.csv was modified (")), qPrintable(viewer->message()));
+        QVERIFY(viewer->message().endsWith(QStringLiteral("re-import the dataset (your edits are kept), then reset the image")));
+        QCOMPARE(catalog().image(giraffe).labels, list("animal,sky,tree"));
+        setLabelsFileModified(QDateTime::currentDateTimeUtc().addSecs(-3600));
+
+        // Unsaved ticks are dropped with the edit.
+        viewer->setLabelChecked(QStringLiteral("bird"), true);
+        QTest::mouseClick(viewer->resetLabelsButton(), Qt::LeftButton);
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(viewer->message(), QString());
+        QCOMPARE(catalog().image(giraffe).labels, list("animal,tree"));
+        QVERIFY(!catalog().image(giraffe).labelsEdited);
+        QCOMPARE(viewer->checkedLabels(), list("animal,tree"));
+        QVERIFY(!viewer->resetLabelsButton()->isEnabled());
+        QVERIFY(viewer->metadataLines().contains(QStringLiteral("Labels: animal, tree")));
+        QCOMPARE(m_page->imageModel()->image(m_page->imageModel()->rowOfId(giraffe)).labels, list("animal,tree"));
+        QVERIFY(counts.wait(10000));
+        QCOMPARE(chartCounts().value(QStringLiteral("sky")), 2);
+        QCOMPARE(cooccurrence("sky", "tree"), 0);
+        viewer->hide();
+    }
+
     void convertsWithTheEditedLabelSets()
     {
         const workspace::DatasetInfo dataset = m_page->snapshot().dataset;
@@ -290,6 +449,9 @@ private Q_SLOTS:
         std::map<std::string, std::vector<std::string>> records;
         const engine::DatasetManifest manifest = engine::readDatasetManifest(params.outDir.toStdString());
         QCOMPARE(QString::fromStdString(manifest.task), QStringLiteral("multi_label"));
+        // The label made in the viewer is a class, in the classes' sorted order.
+        QVERIFY(manifest.classes
+                == (std::vector<std::string>{"animal", "bird", "grass", "kite", "person", "pet", "sky", "tree"}));
         for (const engine::ShardInfo &shard : manifest.shards) {
             engine::TFRecordReader reader(QDir(params.outDir).filePath(QString::fromStdString(shard.file)).toStdString());
             std::string record;
@@ -301,6 +463,8 @@ private Q_SLOTS:
         QCOMPARE(records.size(), std::size_t(6));
         QVERIFY(records.at("person.jpg") == (std::vector<std::string>{"grass", "person"}));
         QVERIFY(records.at("dog.jpg") == (std::vector<std::string>{"animal", "grass", "pet"}));
+        QVERIFY(records.at("kite.jpg") == (std::vector<std::string>{"grass", "kite", "person", "sky"}));
+        QVERIFY(records.at("giraffe.jpg") == (std::vector<std::string>{"animal", "tree"}));
         const engine::VerifyReport verify = engine::verifyDataset(params.outDir.toStdString());
         QVERIFY2(verify.ok(), verify.problems.empty() ? "" : verify.problems.front().c_str());
     }

@@ -1101,6 +1101,19 @@ void DataPage::imageChanged(const CatalogImage &image)
     m_labelIssues->updateImage(image);
     m_snapshot.excluded += int(image.excluded) - int(before.excluded);
     m_snapshot.usable += int(image.usable()) - int(before.usable());
+    // A label created in the viewer is one of the dataset's labels from now on: the label filter
+    // lists it, the next image opened can take it, and the counts below (read again) include it.
+    bool newLabel = false;
+    for (const QString &label : image.labels) {
+        if (!m_snapshot.classes.contains(label)) {
+            m_snapshot.classes.append(label);
+            newLabel = true;
+        }
+    }
+    if (newLabel) {
+        m_snapshot.classes.sort(); // the catalog's order
+        fillFilters();
+    }
     updateSummary();
     refreshCounts();
 }

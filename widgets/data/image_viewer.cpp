@@ -15,6 +15,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QImageReader>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -79,6 +80,10 @@ ImageViewer::ImageViewer(QWidget *parent)
     , m_relabelRow(new QWidget(this))
     , m_labelList(new QListWidget(this))
     , m_saveLabelsButton(new QPushButton(tr("Save Labels"), this))
+    , m_newLabelRow(new QWidget(this))
+    , m_newLabelEdit(new QLineEdit(this))
+    , m_addLabelButton(new QPushButton(tr("Add Label"), this))
+    , m_resetLabelsButton(new QPushButton(tr("Reset to Labels File"), this))
     , m_message(new QLabel(this))
 {
     setObjectName(QStringLiteral("imageViewer"));
@@ -136,6 +141,18 @@ ImageViewer::ImageViewer(QWidget *parent)
     m_saveLabelsButton->setObjectName(QStringLiteral("saveLabelsButton"));
     connect(m_labelList, &QListWidget::itemChanged, this, [this] { setBusy(m_busy); });
     connect(m_saveLabelsButton, &QPushButton::clicked, this, [this] { setLabels(checkedLabels()); });
+    m_newLabelEdit->setObjectName(QStringLiteral("newLabelEdit"));
+    m_newLabelEdit->setPlaceholderText(tr("New label…"));
+    m_newLabelEdit->setToolTip(tr("A label this dataset does not have yet: Add Label gives it to this image and "
+                                  "makes it one of the dataset's labels. The labels file is not changed."));
+    m_addLabelButton->setObjectName(QStringLiteral("addLabelButton"));
+    m_addLabelButton->setToolTip(tr("Give this image the typed label, with the ticked ones. A new name becomes one "
+                                    "of the dataset's labels; Convert to Shards makes it a class."));
+    m_newLabelEdit->installEventFilter(this);
+    connect(m_newLabelEdit, &QLineEdit::textChanged, this, [this] { setBusy(m_busy); });
+    connect(m_addLabelButton, &QPushButton::clicked, this, [this] { addLabel(m_newLabelEdit->text()); });
+    m_resetLabelsButton->setObjectName(QStringLiteral("resetLabelsButton"));
+    connect(m_resetLabelsButton, &QPushButton::clicked, this, &ImageViewer::resetLabels);
 
     m_message->setObjectName(QStringLiteral("viewerMessage"));
     m_message->setWordWrap(true);
@@ -145,6 +162,15 @@ ImageViewer::ImageViewer(QWidget *parent)
     relabelRow->addWidget(m_relabelCombo, 1);
     relabelRow->addWidget(m_relabelButton);
 
+    auto *newLabelRow = new QHBoxLayout(m_newLabelRow);
+    newLabelRow->setContentsMargins(0, 0, 0, 0);
+    newLabelRow->addWidget(m_newLabelEdit, 1);
+    newLabelRow->addWidget(m_addLabelButton);
+    auto *labelButtons = new QHBoxLayout;
+    labelButtons->setContentsMargins(0, 0, 0, 0);
+    labelButtons->addWidget(m_saveLabelsButton, 1);
+    labelButtons->addWidget(m_resetLabelsButton, 1);
+
     auto *side = new QVBoxLayout;
     side->setContentsMargins(0, 0, 0, 0);
     side->addLayout(m_form);
@@ -152,7 +178,8 @@ ImageViewer::ImageViewer(QWidget *parent)
     side->addWidget(m_excludeButton);
     side->addWidget(m_relabelRow);
     side->addWidget(m_labelList, 1);
-    side->addWidget(m_saveLabelsButton);
+    side->addWidget(m_newLabelRow);
+    side->addLayout(labelButtons);
     side->addWidget(m_message);
     side->addStretch(1);
 
@@ -193,6 +220,9 @@ void ImageViewer::showImage(const CatalogImage &image, const QString &sourceDir,
     m_relabelRow->setVisible(!multiLabel);
     m_labelList->setVisible(multiLabel);
     m_saveLabelsButton->setVisible(multiLabel);
+    m_newLabelRow->setVisible(multiLabel);
+    m_resetLabelsButton->setVisible(multiLabel);
+    m_newLabelEdit->clear();
     updateFields();
     decode();
 }
@@ -202,6 +232,7 @@ void ImageViewer::refresh(const CatalogImage &image)
     if (image.id != m_image.id)
         return;
     m_image = image;
+    addLabelItems(image.labels);
     updateFields();
 }
 
@@ -275,6 +306,55 @@ void ImageViewer::setBusy(bool busy)
                                                           "training, exclude it.")
                                                      : tr("Give this image the ticked labels. Convert to Shards "
                                                           "uses them."));
+    m_newLabelEdit->setEnabled(ok && m_image.status == QLatin1String("ok"));
+    m_addLabelButton->setEnabled(m_newLabelEdit->isEnabled() && !m_newLabelEdit->text().trimmed().isEmpty());
+    m_resetLabelsButton->setEnabled(ok && m_image.labelsEdited);
+    m_resetLabelsButton->setToolTip(m_image.labelsEdited
+                                        ? tr("Undo your edits: give this image the label set its labels file gave it "
+                                             "at the import. Your ticks are dropped.")
+                                        : tr("This image has its labels file's set; there is no edit to undo."));
+}
+
+void ImageViewer::addLabelItems(const QStringList &labels)
+{
+    const QSignalBlocker blocker(m_labelList);
+    for (const QString &label : labels) {
+        int row = 0;
+        while (row < m_labelList->count() && m_labelList->item(row)->text() < label)
+            ++row;
+        if (row < m_labelList->count() && m_labelList->item(row)->text() == label)
+            continue;
+        auto *item = new QListWidgetItem(label);
+        item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+        m_labelList->insertItem(row, item);
+    }
+}
+
+QString ImageViewer::message() const
+{
+    return m_message->text();
+}
+
+void ImageViewer::showMessage(const QString &message)
+{
+    m_message->setText(message);
+    Q_EMIT errorOccurred(message);
+}
+
+bool ImageViewer::eventFilter(QObject *watched, QEvent *event)
+{
+    // Return in the new-label field adds the label; passed on, it would press the dialog's
+    // default button (Exclude).
+    if (watched == m_newLabelEdit && event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent *>(event)->key();
+        if (key == Qt::Key_Return || key == Qt::Key_Enter) {
+            if (m_addLabelButton->isEnabled())
+                addLabel(m_newLabelEdit->text());
+            return true;
+        }
+    }
+    return QDialog::eventFilter(watched, event);
 }
 
 QStringList ImageViewer::checkedLabels() const
@@ -304,6 +384,42 @@ void ImageViewer::setLabels(const QStringList &labels)
     write([id, labels](workspace::Catalog &catalog) { catalog.setLabels(id, labels); });
 }
 
+void ImageViewer::addLabel(const QString &name)
+{
+    if (m_busy || !m_multiLabel || m_image.id == 0)
+        return;
+    const QString label = name.trimmed();
+    bool known = false;
+    for (int row = 0; row < m_labelList->count() && !known; ++row)
+        known = m_labelList->item(row)->text() == label;
+    if (!known) {
+        const QString problem = workspace::Catalog::labelNameProblem(label);
+        if (!problem.isEmpty()) {
+            showMessage(label.isEmpty() ? tr("Cannot add a label: %1.").arg(problem)
+                                        : tr("Cannot add the label \"%1\": %2.").arg(label, problem));
+            return;
+        }
+    }
+    QStringList labels = checkedLabels();
+    if (known && m_image.labels.contains(label) && labels == m_image.labels) {
+        m_newLabelEdit->clear();
+        m_message->setText(tr("This image has the label \"%1\" already.").arg(label));
+        return;
+    }
+    setLabelChecked(label, true);
+    const qint64 id = m_image.id;
+    write([id, label, labels](workspace::Catalog &catalog) { catalog.addLabel(id, label, labels); },
+          [this] { m_newLabelEdit->clear(); });
+}
+
+void ImageViewer::resetLabels()
+{
+    if (!m_multiLabel)
+        return;
+    const qint64 id = m_image.id;
+    write([id](workspace::Catalog &catalog) { catalog.resetLabels(id); });
+}
+
 void ImageViewer::setExcluded(bool excluded)
 {
     const qint64 id = m_image.id;
@@ -316,7 +432,7 @@ void ImageViewer::relabel(const QString &className)
     write([id, className](workspace::Catalog &catalog) { catalog.relabel(id, className); });
 }
 
-void ImageViewer::write(std::function<void(workspace::Catalog &)> change)
+void ImageViewer::write(std::function<void(workspace::Catalog &)> change, std::function<void()> done)
 {
     if (m_busy || m_image.id == 0 || m_databasePath.isEmpty())
         return;
@@ -331,16 +447,17 @@ void ImageViewer::write(std::function<void(workspace::Catalog &)> change)
             change(connection.catalog());
             return QVariant::fromValue(connection.catalog().image(id));
         },
-        [this](const QVariant &result) {
+        [this, done](const QVariant &result) {
             setBusy(false);
             const CatalogImage image = result.value<CatalogImage>();
+            if (done && image.id == m_image.id)
+                done();
             refresh(image);
             Q_EMIT imageChanged(image);
         },
         [this](const QString &message) {
             setBusy(false);
-            m_message->setText(message);
-            Q_EMIT errorOccurred(message);
+            showMessage(message);
         });
 }
 

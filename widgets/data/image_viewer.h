@@ -21,7 +21,8 @@ class ImageCanvas;
 // One image of the catalog: the picture scaled to fit (decoded off the GUI thread), what
 // the catalog knows about it, and the user's two decisions, written to the catalog only
 // (the source folder is never touched): exclude or include it, and relabel it (an image of a
-// multi-label dataset: tick the labels of its set and save them).
+// multi-label dataset: tick the labels of its set and save them, give it a label the dataset
+// does not have yet, or reset it to the set its labels file gave it).
 class ImageViewer : public QDialog
 {
     Q_OBJECT
@@ -46,12 +47,24 @@ public:
     void relabel(const QString &className);
     // Writes a multi-label image's label set.
     void setLabels(const QStringList &labels);
+    // Gives a multi-label image the label name (trimmed) with its ticked labels, written at once: a
+    // name the dataset does not have becomes one of its labels, a bad one is refused with the reason
+    // (message()); one it has (the same text) is ticked and written with the rest.
+    void addLabel(const QString &name);
+    // Undoes the edits of a multi-label image's label set: the labels file's set again
+    // (Catalog::resetLabels; a file that is gone or changed is reported in message()).
+    void resetLabels();
 
     // The label-set editor (multi-label images): its ticked labels, and ticking one.
     QStringList checkedLabels() const;
     void setLabelChecked(const QString &label, bool checked);
     QListWidget *labelList() const { return m_labelList; }
     QPushButton *saveLabelsButton() const { return m_saveLabelsButton; }
+    QLineEdit *newLabelEdit() const { return m_newLabelEdit; }
+    QPushButton *addLabelButton() const { return m_addLabelButton; }
+    QPushButton *resetLabelsButton() const { return m_resetLabelsButton; }
+    // The last error or notice shown under the buttons (empty when none).
+    QString message() const;
 
     // Largest side of the decoded picture; larger files are reduced while decoding.
     static constexpr int kMaxDecodedSide = 2048;
@@ -63,10 +76,18 @@ Q_SIGNALS:
     void pictureShown();
     void errorOccurred(const QString &message);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void updateFields();
     void setBusy(bool busy);
-    void write(std::function<void(workspace::Catalog &)> change);
+    // Adds list items for labels the list lacks (a label just created), in the catalog's order.
+    void addLabelItems(const QStringList &labels);
+    void showMessage(const QString &message);
+    // done runs once the change is written, before the row is shown again (not when another image
+    // is shown by then).
+    void write(std::function<void(workspace::Catalog &)> change, std::function<void()> done = {});
     void decode();
 
     workspace::CatalogImage m_image;
@@ -98,6 +119,10 @@ private:
     QWidget *m_relabelRow;
     QListWidget *m_labelList;
     QPushButton *m_saveLabelsButton;
+    QWidget *m_newLabelRow;
+    QLineEdit *m_newLabelEdit;
+    QPushButton *m_addLabelButton;
+    QPushButton *m_resetLabelsButton;
     QLabel *m_message;
 };
 

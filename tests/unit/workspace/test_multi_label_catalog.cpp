@@ -1,6 +1,7 @@
 // Multi-label datasets in the catalog: the schema step that adds label sets, importing an image
-// folder with a labels file (every bad row refused with its reason), editing label sets, and
-// converting with the catalog's sets (read back from the shards).
+// folder with a labels file (every bad row refused with its reason), editing label sets, adding
+// a label the dataset did not have, resetting an image to its labels file's set, and converting
+// with the catalog's sets (read back from the shards).
 
 #include "engine/dataset/shard_converter.h"
 #include "engine/formats/image_example.h"
@@ -13,6 +14,7 @@
 #include "workspace/schema_migrations.h"
 #include "workspace/workspace_error.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -21,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -102,6 +105,23 @@ QVariant runJob(Job *job, QString *error)
     }
     *error = job->state() == Job::State::Finished ? QString() : job->errorMessage();
     return job->result();
+}
+
+QString errorOf(const std::function<void()> &f)
+{
+    try {
+        f();
+    } catch (const WorkspaceError &e) {
+        return QString::fromUtf8(e.what());
+    }
+    return QStringLiteral("no error");
+}
+
+void setModified(const QString &path, const QDateTime &time)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.setFileTime(time, QFileDevice::FileModificationTime));
 }
 
 QHash<QString, CatalogImage> byPath(const QVector<CatalogImage> &images)
@@ -306,14 +326,6 @@ private Q_SLOTS:
         const qint64 giraffe = images.value(QStringLiteral("photos/giraffe.jpg")).id;
         const qint64 horses = images.value(QStringLiteral("photos/horses.jpg")).id;
 
-        auto errorOf = [](const std::function<void()> &f) {
-            try {
-                f();
-            } catch (const WorkspaceError &e) {
-                return QString::fromUtf8(e.what());
-            }
-            return QStringLiteral("no error");
-        };
         QCOMPARE(errorOf([&] { catalog.setLabels(eagle, {}); }),
                  QStringLiteral("photos/eagle.jpg: an image needs at least one label; exclude it instead"));
         QCOMPARE(errorOf([&] { catalog.setLabels(eagle, labels("bird,zebra")); }),
@@ -373,6 +385,223 @@ private Q_SLOTS:
         QCOMPARE(catalog.image(giraffe).labels, labels("animal"));
         QVERIFY(!catalog.image(giraffe).labelsEdited);
         QCOMPARE(catalog.image(eagle).labels, labels("bird,sky"));
+    }
+
+    void labelNames_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("plain") << QStringLiteral("outdoor") << QString();
+        QTest::newRow("spaces inside") << QStringLiteral("  hot air balloon ") << QString();
+        QTest::newRow("not ascii") << QStringLiteral("狗") << QString();
+        QTest::newRow("quote") << QStringLiteral("6\" nail") << QString();
+        QTest::newRow("longest") << QString(Catalog::kMaxLabelLength, QLatin1Char('x')) << QString();
+        QTest::newRow("empty") << QString() << QStringLiteral("a label needs a name (spaces alone are none)");
+        QTest::newRow("spaces") << QStringLiteral("   ") << QStringLiteral("a label needs a name (spaces alone are none)");
+        QTest::newRow("too long") << QString(Catalog::kMaxLabelLength + 1, QLatin1Char('x'))
+                                  << QStringLiteral("a label has at most 100 characters; this one has 101");
+        QTest::newRow("semicolon") << QStringLiteral("cat;dog")
+                                   << QStringLiteral("a label cannot hold ';' or '|' (they separate the labels in a "
+                                                     "labels file)");
+        QTest::newRow("bar") << QStringLiteral("cat|dog")
+                             << QStringLiteral("a label cannot hold ';' or '|' (they separate the labels in a labels "
+                                               "file)");
+        QTest::newRow("comma") << QStringLiteral("cat,dog")
+                               << QStringLiteral("a label cannot hold ',' (it separates the columns of a CSV labels "
+                                                 "file)");
+        QTest::newRow("line break") << QStringLiteral("cat\ndog")
+                                    << QStringLiteral("a label cannot hold a line break, a tab or another control "
+                                                      "character");
+        QTest::newRow("tab") << QStringLiteral("cat\tdog")
+                             << QStringLiteral("a label cannot hold a line break, a tab or another control character");
+    }
+
+    void labelNames()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, problem);
+        QCOMPARE(Catalog::labelNameProblem(name), problem);
+    }
+
+    void addsANewLabelAndConvertsWithIt()
+    {
+        QTemporaryDir tmp;
+        const PhotoSet set = makePhotos(tmp);
+        auto project = Project::create(tmp.filePath(QStringLiteral("proj")));
+        const int id = ImportJob::importFolder(importParams(*project, set), {}).datasetId;
+        Catalog catalog(project->database());
+        const QHash<QString, CatalogImage> images = byPath(catalog.images(id));
+        const qint64 eagle = images.value(QStringLiteral("photos/eagle.jpg")).id;
+        const qint64 kite = images.value(QStringLiteral("photos/kite.jpg")).id;
+        const qint64 giraffe = images.value(QStringLiteral("photos/giraffe.jpg")).id;
+
+        // A new label (trimmed) joins the dataset's labels and the image's set, with the set given.
+        QCOMPARE(catalog.addLabel(eagle, QStringLiteral("  flying "), labels("animal,bird,sky")),
+                 QStringLiteral("flying"));
+        QCOMPARE(catalog.classes(id), labels("animal,bird,flying,outdoor,person,pet,sky"));
+        QCOMPARE(catalog.image(eagle).labels, labels("animal,bird,flying,sky"));
+        QVERIFY(catalog.image(eagle).labelsEdited);
+        // The set given replaces the image's, as setLabels does; the label is added to it.
+        QCOMPARE(catalog.addLabel(kite, QStringLiteral("flying"), labels("sky")), QStringLiteral("flying"));
+        QCOMPARE(catalog.image(kite).labels, labels("flying,sky"));
+        // A label the dataset has (the same text) is simply added: no second class.
+        QCOMPARE(catalog.addLabel(giraffe, QStringLiteral("outdoor"), labels("animal")), QStringLiteral("outdoor"));
+        QCOMPARE(catalog.image(giraffe).labels, labels("animal,outdoor"));
+        QCOMPARE(catalog.classes(id).size(), 7);
+        QCOMPARE(countsText(catalog.classCounts(id)),
+                 labels("animal/train=4,bird/train=1,flying/train=2,outdoor/train=3,person/train=1,pet/train=1,"
+                        "sky/train=2"));
+        const LabelCooccurrence co = catalog.labelCooccurrence(id);
+        QCOMPARE(co.labels, catalog.classes(id));
+        QCOMPARE(co.count(int(co.labels.indexOf(QStringLiteral("flying"))), int(co.labels.indexOf(QStringLiteral("sky")))),
+                 2);
+
+        // Bad names are refused with the reason, and change nothing.
+        QCOMPARE(errorOf([&] { catalog.addLabel(eagle, QStringLiteral("sky;blue"), labels("bird")); }),
+                 QStringLiteral("photos/eagle.jpg: cannot add the label \"sky;blue\": a label cannot hold ';' or '|' "
+                                "(they separate the labels in a labels file)"));
+        QCOMPARE(errorOf([&] { catalog.addLabel(eagle, QStringLiteral(" "), labels("bird")); }),
+                 QStringLiteral("photos/eagle.jpg: cannot add the label \"\": a label needs a name (spaces alone are "
+                                "none)"));
+        QCOMPARE(errorOf([&] { catalog.addLabel(eagle, QStringLiteral("new"), labels("bird,zebra")); }),
+                 QStringLiteral("photos/eagle.jpg: cannot give it the label \"zebra\": dataset \"images\" has no such "
+                                "label"));
+        QCOMPARE(catalog.classes(id).size(), 7); // the refused "new" was rolled back with the rest
+        QCOMPARE(catalog.image(eagle).labels, labels("animal,bird,flying,sky"));
+
+        // A re-import keeps the edits and the label they use, though the labels file never names it.
+        ImportJob::importFolder(importParams(*project, set), {});
+        QVERIFY(catalog.classes(id).contains(QStringLiteral("flying")));
+        QCOMPARE(catalog.image(eagle).labels, labels("animal,bird,flying,sky"));
+
+        // Converted, the new label is a class of dataset.json (in the sorted order the classes
+        // always have) and the images carry it.
+        ConvertJob::Params params;
+        params.sourceDir = set.images;
+        params.outDir = tmp.filePath(QStringLiteral("shards"));
+        params.databasePath = project->databasePath();
+        params.datasetName = QStringLiteral("images");
+        params.valFraction = 0.0;
+        params.testFraction = 0.0;
+        QString error;
+        const ConvertSummary converted = runJob(new ConvertJob(params), &error).value<ConvertSummary>();
+        QCOMPARE(error, QString());
+        QCOMPARE(converted.classes, labels("animal,bird,flying,outdoor,person,pet,sky"));
+        const engine::DatasetManifest manifest = engine::readDatasetManifest(params.outDir.toStdString());
+        QVERIFY(manifest.classes
+                == (std::vector<std::string>{"animal", "bird", "flying", "outdoor", "person", "pet", "sky"}));
+        QCOMPARE(manifest.counts.at("train").at("flying"), std::uint64_t(2));
+        const std::map<std::string, std::vector<std::string>> records = readRecords(params.outDir);
+        using Labels = std::vector<std::string>;
+        QVERIFY(records.at("photos/eagle.jpg") == (Labels{"animal", "bird", "flying", "sky"}));
+        QVERIFY(records.at("photos/kite.jpg") == (Labels{"flying", "sky"}));
+        QVERIFY(records.at("photos/giraffe.jpg") == (Labels{"animal", "outdoor"}));
+        const engine::VerifyReport verify = engine::verifyDataset(params.outDir.toStdString());
+        QVERIFY2(verify.ok(), verify.problems.empty() ? "" : verify.problems.front().c_str());
+    }
+
+    void resetGoesBackToTheLabelsFileSet()
+    {
+        QTemporaryDir tmp;
+        const PhotoSet set = makePhotos(tmp);
+        auto project = Project::create(tmp.filePath(QStringLiteral("proj")));
+        const int id = ImportJob::importFolder(importParams(*project, set), {}).datasetId;
+        Catalog catalog(project->database());
+        const QHash<QString, CatalogImage> images = byPath(catalog.images(id));
+        const qint64 eagle = images.value(QStringLiteral("photos/eagle.jpg")).id;
+        const qint64 kite = images.value(QStringLiteral("photos/kite.jpg")).id;
+        const qint64 dog = images.value(QStringLiteral("photos/dog.jpg")).id;
+
+        catalog.setLabels(eagle, labels("bird"));
+        catalog.addLabel(kite, QStringLiteral("toy"), labels("sky"));
+        QCOMPARE(catalog.image(kite).labels, labels("sky,toy"));
+
+        catalog.resetLabels(eagle);
+        QCOMPARE(catalog.image(eagle).labels, labels("animal,bird,sky"));
+        QVERIFY(!catalog.image(eagle).labelsEdited);
+        catalog.resetLabels(kite);
+        QCOMPARE(catalog.image(kite).labels, labels("outdoor,person,sky"));
+        QVERIFY(!catalog.image(kite).labelsEdited);
+        // The label no image carries any more stays until a re-import (counted 0 meanwhile).
+        QVERIFY(catalog.classes(id).contains(QStringLiteral("toy")));
+        // An image that was not edited is left alone.
+        catalog.resetLabels(dog);
+        QCOMPARE(catalog.image(dog).labels, labels("animal,pet"));
+
+        // A re-import follows the file for the reset images, and drops the unused label.
+        catalog.setLabels(dog, labels("pet"));
+        const ImportSummary again = ImportJob::importFolder(importParams(*project, set), {});
+        QCOMPARE(again.changed, 0);
+        QCOMPARE(catalog.image(eagle).labels, labels("animal,bird,sky"));
+        QVERIFY(!catalog.image(eagle).labelsEdited);
+        QCOMPARE(catalog.image(kite).labels, labels("outdoor,person,sky"));
+        QCOMPARE(catalog.classes(id), labels("animal,bird,outdoor,person,pet,sky"));
+        QCOMPARE(catalog.image(dog).labels, labels("pet")); // the edit since is kept, as ever
+        QVERIFY(catalog.image(dog).labelsEdited);
+
+        // A labels file modified after the import may not hold the import's rows: refused until a
+        // re-import (which keeps the edit); then the file's current row is the set.
+        writeText(set.labels, "path,labels\n"
+                              "photos/dog.jpg,animal;pet;outdoor\n"
+                              "photos/eagle.jpg,animal|bird|sky\n");
+        setModified(set.labels, QDateTime::currentDateTimeUtc().addSecs(120));
+        const QString shown = QDir::toNativeSeparators(QDir::cleanPath(set.labels));
+        const QString message = errorOf([&] { catalog.resetLabels(dog); });
+        QVERIFY2(message.startsWith(QStringLiteral("photos/dog.jpg: cannot reset its labels: %1 was modified (").arg(shown)),
+                 qPrintable(message));
+        QVERIFY2(message.endsWith(QStringLiteral("so its rows may no longer be the ones imported; re-import the "
+                                                 "dataset (your edits are kept), then reset the image")),
+                 qPrintable(message));
+        QCOMPARE(catalog.image(dog).labels, labels("pet"));
+        setModified(set.labels, QDateTime::currentDateTimeUtc().addSecs(-120));
+        ImportJob::importFolder(importParams(*project, set), {});
+        QCOMPARE(catalog.image(dog).labels, labels("pet"));
+        catalog.resetLabels(dog);
+        QCOMPARE(catalog.image(dog).labels, labels("animal,outdoor,pet"));
+        QVERIFY(!catalog.image(dog).labelsEdited);
+
+        // No usable row for the image: said so (the file is as imported; its row is bad).
+        catalog.setLabels(eagle, labels("sky"));
+        writeText(set.labels, "path,labels\n"
+                              "photos/dog.jpg,animal;pet;outdoor\n"
+                              "photos/eagle.jpg,\n");
+        setModified(set.labels, QDateTime::currentDateTimeUtc().addSecs(-120));
+        QCOMPARE(errorOf([&] { catalog.resetLabels(eagle); }),
+                 QStringLiteral("photos/eagle.jpg: cannot reset its labels: %1 has no usable row for it").arg(shown));
+        // The file is gone.
+        QVERIFY(QFile::remove(set.labels));
+        QCOMPARE(errorOf([&] { catalog.resetLabels(eagle); }),
+                 QStringLiteral("photos/eagle.jpg: cannot reset its labels to the labels file's: %1 is gone (re-import "
+                                "the dataset with its labels file, or tick the labels by hand)")
+                     .arg(shown));
+        QCOMPARE(catalog.image(eagle).labels, labels("sky"));
+        QVERIFY(catalog.image(eagle).labelsEdited);
+        QCOMPARE(errorOf([&] { catalog.resetLabels(999999); }),
+                 QStringLiteral("No image 999999 in the catalog; it may have been removed by a re-import"));
+    }
+
+    void singleLabelImagesHaveNoLabelSetToAddToOrReset()
+    {
+        QTemporaryDir tmp;
+        copyFile(kPhotos + QStringLiteral("dog.jpg"), tmp.filePath(QStringLiteral("pets/dog/a.jpg")));
+        copyFile(kPhotos + QStringLiteral("eagle.jpg"), tmp.filePath(QStringLiteral("pets/bird/b.jpg")));
+        auto project = Project::create(tmp.filePath(QStringLiteral("proj")));
+        ImportJob::Params params;
+        params.databasePath = project->databasePath();
+        params.sourceDir = tmp.filePath(QStringLiteral("pets"));
+        params.valFraction = 0.0;
+        params.testFraction = 0.0;
+        const int id = ImportJob::importFolder(params, {}).datasetId;
+        Catalog catalog(project->database());
+        const qint64 dog = byPath(catalog.images(id)).value(QStringLiteral("dog/a.jpg")).id;
+        QVERIFY(dog > 0);
+        QCOMPARE(errorOf([&] { catalog.addLabel(dog, QStringLiteral("puppy"), {}); }),
+                 QStringLiteral("dog/a.jpg: dataset \"pets\" has one class per image (its class folders); relabel the "
+                                "image instead of giving it a label set"));
+        QCOMPARE(errorOf([&] { catalog.resetLabels(dog); }),
+                 QStringLiteral("dog/a.jpg: dataset \"pets\" has one class per image (its class folders); it has no "
+                                "labels file to reset the image's labels to"));
+        QCOMPARE(catalog.classes(id), labels("bird,dog"));
     }
 };
 
