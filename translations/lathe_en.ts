@@ -304,6 +304,19 @@ Predicted: %2
     </message>
 </context>
 <context>
+    <name>lathe::ui::RunTableModel</name>
+    <message numerus="yes">
+        <source>%1
+Checkpoint %2 on the %3 split (%n image(s)%4), evaluated %5.</source>
+        <translation>
+            <numerusform>%1
+Checkpoint %2 on the %3 split (%n image%4), evaluated %5.</numerusform>
+            <numerusform>%1
+Checkpoint %2 on the %3 split (%n images%4), evaluated %5.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>lathe::ui::RunsPage</name>
     <message numerus="yes">
         <source>%n run(s) in %1.</source>

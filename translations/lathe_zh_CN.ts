@@ -2487,6 +2487,74 @@ Predicted: %2
         <source>The classification was cancelled.</source>
         <translation>分类已取消。</translation>
     </message>
+    <message>
+        <source>Label</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>In label set</source>
+        <translation>在标签集中</translation>
+    </message>
+    <message>
+        <source>The selected file&apos;s labels: each label&apos;s sigmoid score against the label&apos;s threshold (tuned on the validation split when the checkpoint was written). A label is in the file&apos;s label set when its score reaches its threshold.</source>
+        <translation>所选文件的标签：每个标签的 sigmoid 得分与该标签阈值的比较（阈值在写入检查点时于验证集上调优）。得分达到阈值的标签属于该文件的标签集。</translation>
+    </message>
+    <message>
+        <source>Label set</source>
+        <translation>标签集</translation>
+    </message>
+    <message>
+        <source>Top score</source>
+        <translation>最高得分</translation>
+    </message>
+    <message>
+        <source>Scores (threshold)</source>
+        <translation>得分（阈值）</translation>
+    </message>
+    <message>
+        <source>The labels whose sigmoid score reaches the label&apos;s threshold, highest score first.</source>
+        <translation>sigmoid 得分达到该标签阈值的标签，按得分从高到低排列。</translation>
+    </message>
+    <message>
+        <source>Every label&apos;s score against its threshold, highest score first; ✓ marks the labels in the label set.</source>
+        <translation>每个标签的得分与其阈值的比较，按得分从高到低排列；✓ 表示属于标签集的标签。</translation>
+    </message>
+    <message>
+        <source>No label reaches its threshold</source>
+        <translation>没有标签达到其阈值</translation>
+    </message>
+    <message>
+        <source>Labels: %1</source>
+        <translation>标签：%1</translation>
+    </message>
+    <message>
+        <source>✓ yes</source>
+        <translation>✓ 是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>✓ %1 %2 ≥ %3</source>
+        <translation>✓ %1 %2 ≥ %3</translation>
+    </message>
+    <message>
+        <source>%1 %2 &lt; %3</source>
+        <translation>%1 %2 &lt; %3</translation>
+    </message>
+    <message>
+        <source>Multi-label model: a file gets every label whose score reaches the label&apos;s threshold.</source>
+        <translation>多标签模型：文件获得所有得分达到各自阈值的标签。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::GradCamPanel</name>
@@ -2818,6 +2886,46 @@ True: %2, predicted: %3 (loss %4)</source>
         <source>Give this image the ticked labels. Convert to Shards uses them.</source>
         <translation>为这张图像设置所勾选的标签。“转换为分片”会使用它们。</translation>
     </message>
+    <message>
+        <source>Add Label</source>
+        <translation>添加标签</translation>
+    </message>
+    <message>
+        <source>Reset to Labels File</source>
+        <translation>恢复为标签文件中的标签</translation>
+    </message>
+    <message>
+        <source>New label…</source>
+        <translation>新标签…</translation>
+    </message>
+    <message>
+        <source>A label this dataset does not have yet: Add Label gives it to this image and makes it one of the dataset&apos;s labels. The labels file is not changed.</source>
+        <translation>数据集中尚无的标签：“添加标签”会把它赋予这张图像，并使其成为数据集的标签之一。标签文件不会被修改。</translation>
+    </message>
+    <message>
+        <source>Give this image the typed label, with the ticked ones. A new name becomes one of the dataset&apos;s labels; Convert to Shards makes it a class.</source>
+        <translation>为这张图像设置输入的标签以及已勾选的标签。新名称会成为数据集的标签之一；“转换为分片”会把它作为一个类别。</translation>
+    </message>
+    <message>
+        <source>Undo your edits: give this image the label set its labels file gave it at the import. Your ticks are dropped.</source>
+        <translation>撤销您的编辑：为这张图像恢复导入时标签文件给出的标签集。当前的勾选将被丢弃。</translation>
+    </message>
+    <message>
+        <source>This image has its labels file&apos;s set; there is no edit to undo.</source>
+        <translation>这张图像的标签集与标签文件一致；没有可撤销的编辑。</translation>
+    </message>
+    <message>
+        <source>Cannot add a label: %1.</source>
+        <translation>无法添加标签：%1。</translation>
+    </message>
+    <message>
+        <source>Cannot add the label &quot;%1&quot;: %2.</source>
+        <translation>无法添加标签“%1”：%2。</translation>
+    </message>
+    <message>
+        <source>This image has the label &quot;%1&quot; already.</source>
+        <translation>这张图像已有标签“%1”。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::JobListModel</name>
@@ -2935,6 +3043,46 @@ Held out by fold %2; double-click to open it in the viewer</source>
     <message>
         <source>Decision</source>
         <translation>处理</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>no change</source>
+        <translation>无变化</translation>
+    </message>
+    <message>
+        <source>Suggested labels applied</source>
+        <translation>已应用建议的标签</translation>
+    </message>
+    <message>
+        <source>Labels now %1</source>
+        <translation>当前标签为 %1</translation>
+    </message>
+    <message>
+        <source>The fold whose model predicted this image without training on it</source>
+        <translation>其模型未在这张图像上训练、并对其进行预测的那一折</translation>
+    </message>
+    <message>
+        <source>Suggested label set: %1</source>
+        <translation>建议的标签集：%1</translation>
+    </message>
+    <message>
+        <source>No label would be left: exclude the image instead</source>
+        <translation>将不剩任何标签：请改为排除这张图像</translation>
+    </message>
+    <message>
+        <source>Given labels</source>
+        <translation>给定标签</translation>
+    </message>
+    <message>
+        <source>Suggested labels</source>
+        <translation>建议标签</translation>
+    </message>
+    <message>
+        <source>Fold</source>
+        <translation>折</translation>
     </message>
 </context>
 <context>
@@ -3072,6 +3220,18 @@ written %2</source>
     <message>
         <source>Leave the selected images out of training. The files are not touched.</source>
         <translation>将选中的图像排除在训练之外。文件不会被改动。</translation>
+    </message>
+    <message>
+        <source>Not applied to %1 of the selected images: the suggestion leaves no label; exclude them instead.</source>
+        <translation>未应用于所选图像中的 %1 张：建议会使其没有任何标签；请改为排除它们。</translation>
+    </message>
+    <message>
+        <source>Apply Suggested Labels</source>
+        <translation>应用建议的标签</translation>
+    </message>
+    <message>
+        <source>Give each selected image the label set the predictions suggest (the given set with the doubtful labels added or removed). The files are not touched.</source>
+        <translation>为每张选中的图像设置预测建议的标签集（在给定标签集上添加或移除存疑的标签）。文件不会被改动。</translation>
     </message>
 </context>
 <context>
@@ -4702,6 +4862,10 @@ Loss: %4</source>
         <source>Metric:</source>
         <translation>指标：</translation>
     </message>
+    <message>
+        <source>Validation mAP</source>
+        <translation>验证 mAP</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunTableModel</name>
@@ -4790,6 +4954,70 @@ annotations.json：%2</translation>
     <message>
         <source>Dataset</source>
         <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Val mAP</source>
+        <translation>验证 mAP</translation>
+    </message>
+    <message>
+        <source>Val mAP (micro)</source>
+        <translation>验证 mAP（微平均）</translation>
+    </message>
+    <message>
+        <source>Val F1 (micro)</source>
+        <translation>验证 F1（微平均）</translation>
+    </message>
+    <message>
+        <source>mAP n/a</source>
+        <translation>mAP 不适用</translation>
+    </message>
+    <message>
+        <source>mAP %1</source>
+        <translation>mAP %1</translation>
+    </message>
+    <message>
+        <source>top-1 %1 %</source>
+        <translation>top-1 %1 %</translation>
+    </message>
+    <message>
+        <source>Not evaluated yet: evaluate a checkpoint on the Evaluate page.</source>
+        <translation>尚未评估：请在评估页评估一个检查点。</translation>
+    </message>
+    <message>
+        <source>mAP (mean average precision over labels, macro): none of the labels has a positive image</source>
+        <translation>mAP（各标签平均精度的宏平均）：没有任何标签有正例图像</translation>
+    </message>
+    <message>
+        <source>mAP (mean average precision over labels, macro) %1</source>
+        <translation>mAP（各标签平均精度的宏平均）%1</translation>
+    </message>
+    <message>
+        <source>Top-1 accuracy %1 %</source>
+        <translation>Top-1 准确率 %1 %</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1
+Checkpoint %2 on the %3 split (%n image(s)%4), evaluated %5.</source>
+        <translation>
+            <numerusform>%1
+检查点 %2，%3 划分（%n 张图像%4），评估于 %5。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, test-time augmentation</source>
+        <translation>，测试时增强</translation>
+    </message>
+    <message>
+        <source>The run&apos;s newest stored evaluation (Evaluate page): top-1 accuracy for a single-label run, mAP (mean average precision over labels, macro) for a multi-label run. Its tool tip names the checkpoint and split.</source>
+        <translation>该运行最新保存的评估（评估页）：单标签运行为 top-1 准确率，多标签运行为 mAP（各标签平均精度的宏平均）。其提示信息注明检查点和数据划分。</translation>
+    </message>
+    <message>
+        <source>The best value of the metric that picks the run&apos;s best checkpoint (checkpoints.best_metric).</source>
+        <translation>用于选出该运行最佳检查点的指标（checkpoints.best_metric）的最佳值。</translation>
+    </message>
+    <message>
+        <source>Eval top-1 / mAP</source>
+        <translation>评估 top-1 / mAP</translation>
     </message>
 </context>
 <context>
@@ -5514,6 +5742,78 @@ Index: %2</source>
         <source>A run is training; find the learning rate when it has ended.</source>
         <translation>有运行正在训练；请在其结束后再查找学习率。</translation>
     </message>
+    <message>
+        <source> folds</source>
+        <translation> 折</translation>
+    </message>
+    <message>
+        <source>How many folds Cross-Validate splits the training images into: one run per fold.</source>
+        <translation>交叉验证把训练图像分成几折：每折一次训练。</translation>
+    </message>
+    <message>
+        <source>Cross-Validate</source>
+        <translation>交叉验证</translation>
+    </message>
+    <message>
+        <source>Check the settings, then train them once per fold, each run holding out one fold of the training images and scoring it: the metric&apos;s mean and spread over the folds, and out-of-fold predictions for the Data page&apos;s Suspected Label Errors tab. The same as lathe-cli train --folds K.</source>
+        <translation>检查设置，然后每折训练一次，每次留出训练图像中的一折并在其上评分：得到指标在各折上的均值与离散程度，以及供“数据”页“疑似标注错误”标签页使用的折外预测。与 lathe-cli train --folds K 相同。</translation>
+    </message>
+    <message>
+        <source>A cross-validation is going on.</source>
+        <translation>交叉验证正在进行。</translation>
+    </message>
+    <message>
+        <source>%1 training images cannot be split into %2 folds.</source>
+        <translation>%1 张训练图像无法分成 %2 折。</translation>
+    </message>
+    <message>
+        <source>Cross-validation: %1</source>
+        <translation>交叉验证：%1</translation>
+    </message>
+    <message>
+        <source>Continuing the cross-validation in %1…</source>
+        <translation>正在继续 %1 中的交叉验证…</translation>
+    </message>
+    <message>
+        <source>Starting %1-fold cross-validation in %2… (the folds&apos; curves are not drawn live; each fold is a run folder inside it)</source>
+        <translation>正在 %2 中开始 %1 折交叉验证…（不实时绘制各折的曲线；每折是其中的一个运行文件夹）</translation>
+    </message>
+    <message>
+        <source>%1-fold cross-validation: %2 %3 ± %4 (folds: %5)</source>
+        <translation>%1 折交叉验证：%2 %3 ± %4（各折：%5）</translation>
+    </message>
+    <message>
+        <source>Cross-validation finished.</source>
+        <translation>交叉验证已完成。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2&lt;br&gt;Its out-of-fold predictions are in this folder: the Data page&apos;s Suspected Label Errors tab lists it, to find the images that are probably labelled wrong. Each fold is a run folder inside it (fold-1 … fold-%3).</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2&lt;br&gt;折外预测保存在此文件夹中：“数据”页的“疑似标注错误”标签页会列出它，用来找出可能标错的图像。每折是其中的一个运行文件夹（fold-1 … fold-%3）。</translation>
+    </message>
+    <message>
+        <source>Cross-validation stopped: %1</source>
+        <translation>交叉验证已停止：%1</translation>
+    </message>
+    <message>
+        <source>Cross-validation stopped in %1. &lt;a href=&quot;continue&quot;&gt;Continue it&lt;/a&gt;: the finished folds are kept and the stopped one resumes from its last checkpoint.</source>
+        <translation>%1 中的交叉验证已停止。&lt;a href=&quot;continue&quot;&gt;继续&lt;/a&gt;：已完成的折保留，停止的那一折从其最后一个检查点继续。</translation>
+    </message>
+    <message>
+        <source>Cross-validation stopped before its first fold started.</source>
+        <translation>交叉验证在第一折开始前已停止。</translation>
+    </message>
+    <message>
+        <source>The cross-validation failed: %1</source>
+        <translation>交叉验证失败：%1</translation>
+    </message>
+    <message>
+        <source>Cross-validation failed in %1. &lt;a href=&quot;continue&quot;&gt;Try again&lt;/a&gt; (the finished folds are kept).</source>
+        <translation>%1 中的交叉验证失败。&lt;a href=&quot;continue&quot;&gt;重试&lt;/a&gt;（已完成的折会保留）。</translation>
+    </message>
+    <message>
+        <source>Cross-validation failed in %1.</source>
+        <translation>%1 中的交叉验证失败。</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::TrainingCurves</name>
@@ -6056,6 +6356,54 @@ Index: %2</source>
         <source>%1: cannot give it the label &quot;%2&quot;: dataset &quot;%3&quot; has no such label</source>
         <translation>%1：无法为其设置标签“%2”：数据集“%3”没有这个标签</translation>
     </message>
+    <message>
+        <source>%1: cannot add the label &quot;%2&quot;: %3</source>
+        <translation>%1：无法添加标签“%2”：%3</translation>
+    </message>
+    <message>
+        <source>%1: dataset &quot;%2&quot; has one class per image (its class folders); it has no labels file to reset the image&apos;s labels to</source>
+        <translation>%1：数据集“%2”每张图像只有一个类别（来自其类别文件夹）；没有可用于恢复图像标签的标签文件</translation>
+    </message>
+    <message>
+        <source>%1: cannot reset its labels: dataset &quot;%2&quot; records no labels file</source>
+        <translation>%1：无法恢复其标签：数据集“%2”没有记录标签文件</translation>
+    </message>
+    <message>
+        <source>%1: cannot reset its labels to the labels file&apos;s: %2 is gone (re-import the dataset with its labels file, or tick the labels by hand)</source>
+        <translation>%1：无法恢复为标签文件中的标签：%2 已不存在（请用其标签文件重新导入数据集，或手动勾选标签）</translation>
+    </message>
+    <message>
+        <source>%1: cannot reset its labels: %2 was modified (%3) after the dataset was imported (%4), so its rows may no longer be the ones imported; re-import the dataset (your edits are kept), then reset the image</source>
+        <translation>%1：无法恢复其标签：%2 在数据集导入（%4）之后被修改（%3），其中的行可能已不是导入时的内容；请重新导入数据集（您的编辑会保留），然后再恢复该图像</translation>
+    </message>
+    <message>
+        <source>%1: cannot reset its labels: %2</source>
+        <translation>%1：无法恢复其标签：%2</translation>
+    </message>
+    <message>
+        <source>%1: cannot reset its labels: %2 has no usable row for it</source>
+        <translation>%1：无法恢复其标签：%2 中没有它的可用行</translation>
+    </message>
+    <message>
+        <source>a label needs a name (spaces alone are none)</source>
+        <translation>标签需要名称（仅有空格不算）</translation>
+    </message>
+    <message>
+        <source>a label has at most %1 characters; this one has %2</source>
+        <translation>标签最多 %1 个字符；此标签有 %2 个</translation>
+    </message>
+    <message>
+        <source>a label cannot hold &apos;;&apos; or &apos;|&apos; (they separate the labels in a labels file)</source>
+        <translation>标签不能包含“;”或“|”（它们在标签文件中用于分隔标签）</translation>
+    </message>
+    <message>
+        <source>a label cannot hold &apos;,&apos; (it separates the columns of a CSV labels file)</source>
+        <translation>标签不能包含“,”（它在 CSV 标签文件中用于分隔列）</translation>
+    </message>
+    <message>
+        <source>a label cannot hold a line break, a tab or another control character</source>
+        <translation>标签不能包含换行符、制表符或其他控制字符</translation>
+    </message>
 </context>
 <context>
     <name>lathe::workspace::ConvertJob</name>
@@ -6082,6 +6430,37 @@ Index: %2</source>
     <message>
         <source>Converting to shards</source>
         <translation>正在转换为分片</translation>
+    </message>
+</context>
+<context>
+    <name>lathe::workspace::CrossValidationJob</name>
+    <message>
+        <source>Continuing cross-validation %1</source>
+        <translation>继续交叉验证 %1</translation>
+    </message>
+    <message>
+        <source>Cross-validation %1 (%2 folds)</source>
+        <translation>交叉验证 %1（%2 折）</translation>
+    </message>
+    <message>
+        <source>Fold %1 of %2</source>
+        <translation>第 %1 折，共 %2 折</translation>
+    </message>
+    <message>
+        <source>Fold %1 of %2: epoch %3 of %4, step %5 of %6</source>
+        <translation>第 %1/%2 折：第 %3/%4 轮，第 %5/%6 步</translation>
+    </message>
+    <message>
+        <source>Fold %1 of %2: step %3 of %4</source>
+        <translation>第 %1/%2 折：第 %3/%4 步</translation>
+    </message>
+    <message>
+        <source>Fold %1 of %2: scoring the images it held out</source>
+        <translation>第 %1/%2 折：正在为留出的图像评分</translation>
+    </message>
+    <message>
+        <source>%1 folds done</source>
+        <translation>%1 折已完成</translation>
     </message>
 </context>
 <context>
@@ -6308,10 +6687,6 @@ Index: %2</source>
         <translation>正在读取折外预测</translation>
     </message>
     <message>
-        <source>The folds run %1 is %2: only single-label runs (one class per image) are checked for label errors here.</source>
-        <translation>交叉验证运行 %1 为 %2：此处只检查单标签运行（每张图像一个类别）的标注错误。</translation>
-    </message>
-    <message>
         <source>The folds run %1 gives %2 labels to %3; a single-label run gives one.</source>
         <translation>交叉验证运行 %1 为 %3 给出了 %2 个标注；单标签运行只给出一个。</translation>
     </message>
@@ -6332,6 +6707,18 @@ Index: %2</source>
         <translation>
             <numerusform>%n 个疑似标注错误</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The folds run %1 is %2: only single-label and multi-label runs are checked for label errors here.</source>
+        <translation>交叉验证运行 %1 的任务是 %2：这里只检查单标签和多标签运行的标注错误。</translation>
+    </message>
+    <message>
+        <source>The folds run %1 is multi-label (a label set per image), but dataset &quot;%2&quot; has one class per image: pick a folds run trained on this dataset.</source>
+        <translation>交叉验证运行 %1 是多标签的（每张图像一个标签集），但数据集“%2”每张图像只有一个类别：请选择在此数据集上训练的交叉验证运行。</translation>
+    </message>
+    <message>
+        <source>The folds run %1 is single-label (one class per image), but dataset &quot;%2&quot; gives each image a label set: pick a folds run trained on this dataset.</source>
+        <translation>交叉验证运行 %1 是单标签的（每张图像一个类别），但数据集“%2”为每张图像给出一个标签集：请选择在此数据集上训练的交叉验证运行。</translation>
     </message>
 </context>
 <context>
