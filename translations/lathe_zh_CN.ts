@@ -3206,8 +3206,8 @@ written %2</source>
         <translation>运行目录/folds</translation>
     </message>
     <message>
-        <source>&lt;p&gt;No folds run in the project&apos;s runs folder yet.&lt;/p&gt;&lt;p&gt;Suspected label errors come from out-of-fold predictions: k-fold cross-validation trains k models, each predicting the images it did not train on. Make a folds run from a terminal, then come back to this tab:&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</source>
-        <translation>&lt;p&gt;项目的运行文件夹中还没有交叉验证运行。&lt;/p&gt;&lt;p&gt;疑似标注错误来自折外预测：k 折交叉验证训练 k 个模型，每个模型预测它未训练过的图像。请在终端中创建一个交叉验证运行，然后回到此标签页：&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</translation>
+        <source>&lt;p&gt;No folds run in the project&apos;s runs folder yet.&lt;/p&gt;&lt;p&gt;Suspected label errors come from out-of-fold predictions: k-fold cross-validation trains k models, each predicting the images it did not train on. Make a folds run with Cross-Validate on the Train page, or from a terminal, then come back to this tab:&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</source>
+        <translation>&lt;p&gt;项目的运行文件夹中还没有交叉验证运行。&lt;/p&gt;&lt;p&gt;疑似标注错误来自折外预测：k 折交叉验证训练 k 个模型，每个模型预测它未训练过的图像。请在训练页用“交叉验证”或在终端中创建一个交叉验证运行，然后回到此标签页：&lt;/p&gt;&lt;pre&gt;%1&lt;/pre&gt;</translation>
     </message>
     <message>
         <source>Include</source>

@@ -442,7 +442,8 @@ void LabelIssuesPanel::updateNoRunsMessage()
     m_noRunsLabel->setText(
         tr("<p>No folds run in the project's runs folder yet.</p><p>Suspected label errors come from out-of-fold "
            "predictions: k-fold cross-validation trains k models, each predicting the images it did not train on. "
-           "Make a folds run from a terminal, then come back to this tab:</p><pre>%1</pre>")
+           "Make a folds run with Cross-Validate on the Train page, or from a terminal, then come back to this "
+           "tab:</p><pre>%1</pre>")
             .arg(QStringLiteral("lathe-cli train --data %1 --folds 5 --out %2").arg(shards, out).toHtmlEscaped()));
     m_stack->setCurrentIndex(m_listed && m_runs.isEmpty() ? 0 : 1);
 }
