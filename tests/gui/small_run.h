@@ -9,8 +9,12 @@
 #include <QDir>
 #include <QString>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 // The short real run the Evaluate and Export page tests train on the demo images: ResNet-18
 // from scratch on one channel at 32 pixels, one epoch, no augmentation, a fixed seed.
@@ -73,4 +77,40 @@ inline lathe::engine::DemoDataOptions demoCounts(int train, int val, int test)
     demo.valPerClass = val;
     demo.testPerClass = test;
     return demo;
+}
+
+// makeDemoProject for a multi-label dataset: the demo images with DIR/labels.csv giving each image
+// (in the order of their sorted paths) its class, "feet" to the footwear and "dark" to every third,
+// 12 labels in all. out.images holds the images; the file list is in DIR/labels.csv.
+inline DemoProject makeMultiLabelDemoProject(const QString &dir, const QString &name,
+                                             lathe::engine::DemoDataOptions demo)
+{
+    namespace fs = std::filesystem;
+    const fs::path images = fs::path(QDir(dir).filePath(QStringLiteral("images")).toStdString());
+    demo.outDir = images.string();
+    lathe::engine::writeDemoData(demo);
+    std::vector<std::string> files;
+    for (const auto &entry : fs::recursive_directory_iterator(images))
+        if (entry.is_regular_file())
+            files.push_back(entry.path().lexically_relative(images).generic_string());
+    std::sort(files.begin(), files.end());
+    std::string csv = "path,labels\n";
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string cls = fs::path(files[i]).parent_path().filename().string();
+        const bool feet = cls == "Sandal" || cls == "Sneaker" || cls == "Ankle_boot";
+        csv += files[i] + "," + cls + (feet ? ";feet" : "") + (i % 3 == 0 ? ";dark" : "") + "\n";
+    }
+    const fs::path labels = fs::path(dir.toStdString()) / "labels.csv";
+    std::ofstream(labels) << csv;
+
+    DemoProject out;
+    out.images = QDir::cleanPath(QString::fromStdString(images.string()));
+    out.project = lathe::workspace::Project::create(QDir(dir).filePath(QStringLiteral("project")), name);
+    lathe::engine::ConvertOptions convert;
+    convert.scan.root = images.string();
+    convert.scan.labelsFile = labels.string();
+    convert.scan.nearDuplicateDistance = 0;
+    convert.outDir = QDir(out.project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
+    out.converted = lathe::engine::convertFolder(convert);
+    return out;
 }

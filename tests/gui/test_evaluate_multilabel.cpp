@@ -108,34 +108,12 @@ int TestEvaluateMultiLabel::labelIndex(const std::string &name) const
 void TestEvaluateMultiLabel::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
-    const fs::path images = fs::path(m_tmp.path().toStdString()) / "images";
     engine::DemoDataOptions demo;
     demo.perClass = 8;
     demo.testPerClass = 4;
-    demo.outDir = images.string();
-    engine::writeDemoData(demo);
-
-    std::vector<std::string> files;
-    for (const auto &entry : fs::recursive_directory_iterator(images))
-        if (entry.is_regular_file())
-            files.push_back(entry.path().lexically_relative(images).generic_string());
-    std::sort(files.begin(), files.end());
-    std::string csv = "path,labels\n";
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string cls = fs::path(files[i]).parent_path().filename().string();
-        const bool feet = cls == "Sandal" || cls == "Sneaker" || cls == "Ankle_boot";
-        csv += files[i] + "," + cls + (feet ? ";feet" : "") + (i % 3 == 0 ? ";dark" : "") + "\n";
-    }
-    const fs::path labels = fs::path(m_tmp.path().toStdString()) / "labels.csv";
-    std::ofstream(labels) << csv;
-
-    m_project = workspace::Project::create(QDir(m_tmp.path()).filePath(QStringLiteral("project")), QStringLiteral("Multi"));
-    engine::ConvertOptions convert;
-    convert.scan.root = images.string();
-    convert.scan.labelsFile = labels.string();
-    convert.scan.nearDuplicateDistance = 0;
-    convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
-    const engine::ConvertResult converted = engine::convertFolder(convert);
+    DemoProject made = makeMultiLabelDemoProject(m_tmp.path(), QStringLiteral("Multi"), demo);
+    m_project = std::move(made.project);
+    const engine::ConvertResult &converted = made.converted;
     QCOMPARE(converted.manifest.task, std::string("multi_label"));
     QCOMPARE(converted.manifest.classes.size(), std::size_t(12));
     m_classes = converted.manifest.classes;

@@ -159,35 +159,14 @@ private:
 void TestExportMultiLabel::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
-    const fs::path root = m_tmp.path().toStdString();
-    const fs::path images = root / "images";
-    engine::DemoDataOptions demo = demoCounts(6, 2, 0);
-    demo.outDir = images.string();
-    engine::writeDemoData(demo);
-
-    std::vector<std::string> files;
-    for (const auto &entry : fs::recursive_directory_iterator(images))
+    DemoProject made = makeMultiLabelDemoProject(m_tmp.path(), QStringLiteral("Multi"), demoCounts(6, 2, 0));
+    m_project = std::move(made.project);
+    const engine::ConvertResult &converted = made.converted;
+    for (const auto &entry : fs::recursive_directory_iterator(fs::path(made.images.toStdString()) / "train"))
         if (entry.is_regular_file())
-            files.push_back(entry.path().lexically_relative(images).generic_string());
-    std::sort(files.begin(), files.end());
-    std::string csv = "path,labels\n";
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::string cls = fs::path(files[i]).parent_path().filename().string();
-        const bool feet = cls == "Sandal" || cls == "Sneaker" || cls == "Ankle_boot";
-        csv += files[i] + "," + cls + (feet ? ";feet" : "") + (i % 3 == 0 ? ";dark" : "") + "\n";
-        if (files[i].rfind("train/", 0) == 0)
-            m_images.push_back((images / files[i]).string());
-    }
-    std::ofstream(root / "labels.csv") << csv;
+            m_images.push_back(entry.path().string());
+    std::sort(m_images.begin(), m_images.end());
     QCOMPARE(m_images.size(), std::size_t(60));
-
-    m_project = workspace::Project::create(QDir(m_tmp.path()).filePath(QStringLiteral("project")), QStringLiteral("Multi"));
-    engine::ConvertOptions convert;
-    convert.scan.root = images.string();
-    convert.scan.labelsFile = (root / "labels.csv").string();
-    convert.scan.nearDuplicateDistance = 0;
-    convert.outDir = QDir(m_project->datasetsDir()).filePath(QStringLiteral("demo")).toStdString();
-    const engine::ConvertResult converted = engine::convertFolder(convert);
     QCOMPARE(converted.manifest.task, std::string("multi_label"));
     m_classes = converted.manifest.classes;
     QCOMPARE(m_classes.size(), std::size_t(12));
