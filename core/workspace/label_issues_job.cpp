@@ -8,6 +8,7 @@
 #include <QHash>
 
 #include <algorithm>
+#include <optional>
 
 namespace lathe::workspace {
 
@@ -161,42 +162,41 @@ QVariant LabelIssuesJob::execute()
         names.removeDuplicates();
         return names;
     };
+    // The issue at run.rows[index] as a row of its catalog image; none (counted) when the image is
+    // not in the dataset.
+    auto issueRow = [&](std::size_t index, double score) -> std::optional<LabelIssueRow> {
+        const engine::OutOfFoldRow &row = run.rows.at(index);
+        const int image = imageOf(row);
+        if (image < 0) {
+            ++result.unmatchedIssues;
+            return std::nullopt;
+        }
+        LabelIssueRow out;
+        out.image = images.at(image);
+        out.score = score;
+        out.fold = row.fold;
+        return out;
+    };
     if (multiLabel) {
         const engine::MultiLabelIssueReport report = engine::findMultiLabelIssuesInRun(run, m_params.rankBy);
         checkCancel();
         for (const engine::MultiLabelIssue &issue : report.issues) {
-            const engine::OutOfFoldRow &row = run.rows.at(issue.index);
-            const int image = imageOf(row);
-            if (image < 0) {
-                ++result.unmatchedIssues;
-                continue;
+            if (std::optional<LabelIssueRow> out = issueRow(issue.index, issue.score)) {
+                out->multiLabel = true;
+                out->givenLabels = labelNames(issue.givenLabels);
+                out->suggestedLabels = labelNames(issue.suggestedLabels);
+                result.issues.append(*out);
             }
-            LabelIssueRow out;
-            out.image = images.at(image);
-            out.multiLabel = true;
-            out.givenLabels = labelNames(issue.givenLabels);
-            out.suggestedLabels = labelNames(issue.suggestedLabels);
-            out.score = issue.score;
-            out.fold = row.fold;
-            result.issues.append(out);
         }
     } else {
         const engine::LabelIssueReport report = engine::findLabelIssues(probs, labels, m_params.rankBy);
         checkCancel();
         for (const engine::LabelIssue &issue : report.issues) {
-            const engine::OutOfFoldRow &row = run.rows.at(issue.index);
-            const int image = imageOf(row);
-            if (image < 0) {
-                ++result.unmatchedIssues;
-                continue;
+            if (std::optional<LabelIssueRow> out = issueRow(issue.index, issue.score)) {
+                out->givenClass = className(issue.givenLabel);
+                out->suggestedClass = className(issue.suggestedLabel);
+                result.issues.append(*out);
             }
-            LabelIssueRow out;
-            out.image = images.at(image);
-            out.givenClass = className(issue.givenLabel);
-            out.suggestedClass = className(issue.suggestedLabel);
-            out.score = issue.score;
-            out.fold = row.fold;
-            result.issues.append(out);
         }
     }
     reportProgress(1.0, tr("%n suspected label error(s)", nullptr, int(result.issues.size())));
