@@ -10,7 +10,6 @@
 #include <QFileInfo>
 
 #include <algorithm>
-#include <regex>
 
 namespace lathe::workspace {
 namespace {
@@ -44,15 +43,6 @@ CrossValidationResult toResult(const QString &foldsDir, const nlohmann::json &su
             if (r.is_string())
                 result.runs.append(QString::fromStdString(r.get<std::string>()));
     return result;
-}
-
-// crossValidate announces each fold with a log event "fold K of N: DIR" before its run starts.
-int foldOfLog(const nlohmann::json &event)
-{
-    static const std::regex pattern("^fold ([0-9]+) of [0-9]+:");
-    const std::string message = event.value(engine::event_key::kMessage, std::string());
-    std::smatch match;
-    return std::regex_search(message, match, pattern) ? std::stoi(match[1].str()) : 0;
 }
 
 } // namespace
@@ -104,7 +94,7 @@ void CrossValidationJob::onEvent(const nlohmann::json &event, int folds, int epo
     namespace type = engine::event_type;
     const std::string kind = event.value(key::kType, std::string());
     if (kind == type::kLog) {
-        if (const int fold = foldOfLog(event); fold > 0) {
+        if (const int fold = event.value(key::kFold, 0); fold > 0) {
             m_fold.storeRelease(fold);
             reportProgress(double(fold - 1) / folds, tr("Fold %1 of %2").arg(fold).arg(folds));
         }

@@ -6,6 +6,9 @@
 # both sides). Each row is the best of ROUNDS runs per side, the sides alternating so both see the
 # same machine load. Sides:
 #   lathe            lathe-cli as users run it (its OpenMP wait policy, see trainer.h)
+#   lathe_passive    the same with GOMP_SPINCOUNT=0: OpenMP's threads sleep at once after a
+#                    parallel region instead of spinning ~30 us first (the setting for a machine
+#                    shared with other work; app/common/passive_openmp_waits.cpp)
 #   pytorch          PyTorch with the environment as given (GNU OpenMP spins by default)
 # Prints one JSON document: per row both sides' best images/s, CPU ms per step and the step's
 # forward/backward/optimizer split, the ratio,
@@ -47,31 +50,35 @@ for row in "${rows[@]}"; do
     args=(--arch "$arch" --image-size "$size" --batch "$batch" --steps "$STEPS" --threads 2
           --optimizer "$optimizer" --precision "$precision")
     lathe_cmd=("$CLI" bench train "${args[@]}")
+    passive_cmd=(env GOMP_SPINCOUNT=0 "${lathe_cmd[@]}")
     torch_cmd=("$PY" "$HERE/torch_train_reference.py" "${args[@]}")
     runs=()
     for _ in $(seq "$ROUNDS"); do
-        runs+=("$("${lathe_cmd[@]}")" "$("${torch_cmd[@]}")")
+        runs+=("$("${lathe_cmd[@]}")" "$("${passive_cmd[@]}")" "$("${torch_cmd[@]}")")
     done
     results+=("$(
-        "$PY" - "${lathe_cmd[*]}" "${torch_cmd[*]}" "${runs[@]}" <<'PYEOF'
+        "$PY" - "${lathe_cmd[*]}" "${passive_cmd[*]}" "${torch_cmd[*]}" "${runs[@]}" <<'PYEOF'
 import json, sys
-lathe_cmd, torch_cmd, *runs = sys.argv[1:]
+lathe_cmd, passive_cmd, torch_cmd, *runs = sys.argv[1:]
 runs = [json.loads(r) for r in runs]
-lathe = max(runs[0::2], key=lambda r: r["images_per_s"])
-torch = max(runs[1::2], key=lambda r: r["images_per_s"])
+lathe = max(runs[0::3], key=lambda r: r["images_per_s"])
+passive = max(runs[1::3], key=lambda r: r["images_per_s"])
+torch = max(runs[2::3], key=lambda r: r["images_per_s"])
 print(json.dumps({
     "arch": lathe["arch"], "image_size": lathe["image_size"], "batch": lathe["batch"],
     "optimizer": lathe["optimizer"], "precision": lathe["precision"],
     "lathe_images_per_s": round(lathe["images_per_s"], 1),
     "pytorch_images_per_s": round(torch["images_per_s"], 1),
     "lathe_over_pytorch": round(lathe["images_per_s"] / torch["images_per_s"], 3),
+    "lathe_passive_images_per_s": round(passive["images_per_s"], 1),
+    "lathe_passive_over_pytorch": round(passive["images_per_s"] / torch["images_per_s"], 3),
     "lathe_cpu_ms_per_step": round(lathe["cpu_ms_per_step"], 1),
     "pytorch_cpu_ms_per_step": round(torch["cpu_ms_per_step"], 1),
     # Where each side's best step went, ms: forward with the loss, backward, optimizer step.
     "lathe_phases_ms": [round(lathe[k], 1) for k in ("forward_ms", "backward_ms", "optimizer_ms")],
     "pytorch_phases_ms": [round(torch[k], 1) for k in ("forward_ms", "backward_ms", "optimizer_ms")],
     "lathe_omp_wait_policy": lathe["omp_wait_policy"],
-    "commands": {"lathe": lathe_cmd, "pytorch": torch_cmd},
+    "commands": {"lathe": lathe_cmd, "lathe_passive": passive_cmd, "pytorch": torch_cmd},
 }))
 PYEOF
     )")
@@ -82,9 +89,10 @@ import json, sys
 before, after, rounds, bf16_skipped, *rows = sys.argv[1:]
 rows = [json.loads(r) for r in rows]
 ratios = [r["lathe_over_pytorch"] for r in rows]
+passive_ratios = [r["lathe_passive_over_pytorch"] for r in rows]
 print(json.dumps({"benchmark": "train_step", "rounds": int(rounds), "torch_threads": 2,
                   "load_before": [float(x) for x in before.split(", ")],
                   "load_after": [float(x) for x in after.split(", ")],
                   "bf16_skipped": json.loads(bf16_skipped),
-                  "min_ratio": min(ratios), "rows": rows}, indent=2))
+                  "min_ratio": min(ratios), "min_passive_ratio": min(passive_ratios), "rows": rows}, indent=2))
 PYEOF

@@ -120,4 +120,14 @@ set -e
 expect_eq "$rc" "130" "exit status after SIGINT"
 grep -q '"reason":"cancel"' "$I/metrics.jsonl" || fail "no checkpoint on cancel"
 echo "sigint ok"
+# The OpenMP wait the program starts itself with (app/common/passive_openmp_waits.cpp): passive
+# with a short spin unless the environment says otherwise (ctest's sets OMP_WAIT_POLICY).
+omp_wait() { # env args... -> "policy spin" from bench train's JSON
+    env "$@" "$CLI" bench train --arch mobilenet_v3_small --image-size 32 --batch 2 --steps 1 |
+        "$PY" -c 'import json, sys; d = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(d["omp_wait_policy"], d["omp_spin_count"] or "-")'
+}
+expect_eq "$(omp_wait -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT)" "PASSIVE 3000" "default OpenMP wait"
+expect_eq "$(omp_wait -u OMP_WAIT_POLICY GOMP_SPINCOUNT=0)" "PASSIVE 0" "GOMP_SPINCOUNT kept"
+expect_eq "$(omp_wait -u GOMP_SPINCOUNT OMP_WAIT_POLICY=ACTIVE)" "ACTIVE -" "OMP_WAIT_POLICY kept"
+echo "omp waits ok"
 echo "cli_train: all ok"

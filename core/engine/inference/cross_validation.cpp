@@ -36,6 +36,7 @@ nlohmann::json crossValidate(RunConfig config, int folds, const std::string &out
         runs.push_back("fold-" + std::to_string(k));
         if (control.onEvent)
             control.onEvent({{event_key::kType, event_type::kLog},
+                             {event_key::kFold, k},
                              {event_key::kMessage, "fold " + std::to_string(k) + " of " + std::to_string(folds) + ": " + runDir}});
         const bool started = fs::exists(fs::path(runDir) / "config.json");
         if (!started) {

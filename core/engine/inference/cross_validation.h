@@ -23,7 +23,9 @@ namespace lathe::engine {
 //   oof_predictions.jsonl     one {"fold", "filename", "sha256", "label" (multi-label: "labels"),
 //                              "probs"} per image
 // (docs/formats.md). fold_metrics are each fold's top-1 (multi-label: macro mAP) on its
-// held-out fold, from the fold's best checkpoint (last when it has none). Returns folds.json's object. config.data.folds and
+// held-out fold, from the fold's best checkpoint (last when it has none). Before each fold
+// control.onEvent gets a log event with its number (event_key::kFold) and folder, then the fold's
+// run's own events. Returns folds.json's object. config.data.folds and
 // data.fold are set here; throws EngineError for folds < 2 or a failed fold, and Cancelled
 // when control's token is cancelled (the fold's run keeps a checkpoint to resume from).
 nlohmann::json crossValidate(RunConfig config, int folds, const std::string &outDir, const TrainControl &control = {});

@@ -55,6 +55,8 @@ inline constexpr const char *kStep = "step";
 inline constexpr const char *kEpoch = "epoch";
 // log, failed, cancelled.
 inline constexpr const char *kMessage = "message";
+// log of a cross-validation (inference/cross_validation.h) as a fold starts: its number, 1-based.
+inline constexpr const char *kFold = "fold";
 // step.
 inline constexpr const char *kLoss = "loss";
 inline constexpr const char *kLr = "lr";

@@ -341,6 +341,7 @@ json benchTrain(const TrainBenchOptions &o)
     const double seconds = secondsSince(start);
     const double cpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     const char *waitPolicy = std::getenv("OMP_WAIT_POLICY");
+    const char *spinCount = std::getenv("GOMP_SPINCOUNT");
     const CpuBlockCacheStats cache = cpuBlockCacheStats();
     return {{"arch", o.arch},
             {"optimizer", o.optimizer},
@@ -357,6 +358,7 @@ json benchTrain(const TrainBenchOptions &o)
             {"backward_ms", phase[1] * 1000.0 / o.steps},
             {"optimizer_ms", phase[2] * 1000.0 / o.steps},
             {"omp_wait_policy", waitPolicy ? waitPolicy : ""},
+            {"omp_spin_count", spinCount ? spinCount : ""},
             {"cpu_block_cache_mb", cache.installed ? double(cache.capBytes) / (1 << 20) : 0.0},
             {"cpu_block_cache_hits", cache.hits},
             {"cpu_block_cache_misses", cache.misses},

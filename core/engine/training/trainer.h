@@ -115,11 +115,11 @@ nlohmann::json train(const RunConfig &config, const std::string &runDir, const T
 nlohmann::json resume(const std::string &runDir, const TrainControl &control = {},
                       const nlohmann::json &overrides = nlohmann::json::object());
 
-// lathe and lathe-cli run with OMP_WAIT_POLICY=PASSIVE unless their environment sets it (on
-// Linux they start themselves again with it, before any library is initialised; see
-// app/common/passive_openmp_waits.cpp, which only the programs link): LibTorch's OpenMP threads
-// then sleep instead of spinning between parallel regions, leaving the cores to the input
-// pipeline and other work.
+// lathe and lathe-cli run with OMP_WAIT_POLICY=PASSIVE and GOMP_SPINCOUNT=3000 unless their
+// environment sets the policy (on Linux they start themselves again with them, before any library
+// is initialised; see app/common/passive_openmp_waits.cpp, which only the programs link):
+// LibTorch's OpenMP threads spin ~30 us after a parallel region, then sleep instead of spinning
+// on, leaving the cores to the input pipeline and other work.
 
 // `lathe-cli bench train`: training throughput of an architecture on synthetic data (random
 // tensors, no input pipeline), with the trainer's optimizers (optimizer_factory) and precision
@@ -138,7 +138,7 @@ struct TrainBenchOptions
     int threads = 0;      // torch intra-op threads; 0: all cores
 };
 // {"arch", "optimizer", "batch", "image_size", "precision", "threads", "steps", "step_ms", "cpu_ms_per_step",
-//  "images_per_s", "channels_last", "omp_wait_policy"}
+//  "images_per_s", "channels_last", "omp_wait_policy", "omp_spin_count"}
 nlohmann::json benchTrain(const TrainBenchOptions &options);
 
 } // namespace lathe::engine
