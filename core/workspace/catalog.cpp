@@ -750,6 +750,21 @@ void Catalog::replaceLabelSet(qint64 imageId, const QVector<int> &classIds, bool
     exec(flag);
 }
 
+QVector<int> Catalog::labelIds(const LabelTarget &target, QStringList labels) const
+{
+    labels.sort();
+    labels.removeDuplicates();
+    QVector<int> ids;
+    for (const QString &label : std::as_const(labels)) {
+        const int id = classId(target.dataset.id, label);
+        if (id == 0)
+            throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
+                                     .arg(target.relPath, label, target.dataset.name));
+        ids.append(id);
+    }
+    return ids;
+}
+
 void Catalog::setLabels(qint64 imageId, const QStringList &labels)
 {
     Transaction transaction(m_db);
@@ -757,20 +772,9 @@ void Catalog::setLabels(qint64 imageId, const QStringList &labels)
         fail(transaction.lastError());
     const LabelTarget target = labelTarget(imageId);
     requireMultiLabel(target);
-    QStringList sorted = labels;
-    sorted.sort();
-    sorted.removeDuplicates();
-    if (sorted.isEmpty())
+    const QVector<int> classIds = labelIds(target, labels);
+    if (classIds.isEmpty())
         throw WorkspaceError(tr("%1: an image needs at least one label; exclude it instead").arg(target.relPath));
-
-    QVector<int> classIds;
-    for (const QString &label : std::as_const(sorted)) {
-        const int id = classId(target.dataset.id, label);
-        if (id == 0)
-            throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
-                                     .arg(target.relPath, label, target.dataset.name));
-        classIds.append(id);
-    }
     replaceLabelSet(imageId, classIds, true);
     if (!transaction.commit())
         fail(transaction.lastError());
@@ -792,17 +796,8 @@ QString Catalog::addLabel(qint64 imageId, const QString &label, const QStringLis
         newId = insertClass(target.dataset.id, name);
     }
     QStringList others = labels;
-    others.sort();
-    others.removeDuplicates();
     others.removeAll(name);
-    QVector<int> classIds;
-    for (const QString &other : std::as_const(others)) {
-        const int id = classId(target.dataset.id, other);
-        if (id == 0)
-            throw WorkspaceError(tr("%1: cannot give it the label \"%2\": dataset \"%3\" has no such label")
-                                     .arg(target.relPath, other, target.dataset.name));
-        classIds.append(id);
-    }
+    QVector<int> classIds = labelIds(target, others);
     classIds.append(newId);
     replaceLabelSet(imageId, classIds, true);
     if (!transaction.commit())

@@ -180,6 +180,9 @@ private:
     void requireMultiLabel(const LabelTarget &target) const;
     // The id of the dataset's class name, 0 when it has none.
     int classId(int datasetId, const QString &name) const;
+    // The class ids of labels (sorted, without duplicates), each a label of target's dataset;
+    // throws naming the first that is not.
+    QVector<int> labelIds(const LabelTarget &target, QStringList labels) const;
     int insertClass(int datasetId, const QString &name);
     void replaceLabelSet(qint64 imageId, const QVector<int> &classIds, bool edited);
 

@@ -40,9 +40,6 @@ QVariant EvaluateJob::execute()
     result.count = qint64(evaluation.predictions.size());
     result.top1 = evaluation.metrics.value("top1", 0.0);
     result.skipped = evaluation.metrics.value("skipped", qint64(0));
-    result.multiLabel = evaluation.metrics.value("task", std::string()) == "multi_label";
-    if (result.multiLabel && evaluation.metrics.contains("map") && evaluation.metrics.at("map").is_number())
-        result.map = evaluation.metrics.at("map").get<double>();
     return QVariant::fromValue(result);
 }
 

@@ -6,8 +6,6 @@
 #include <QMetaType>
 #include <QString>
 
-#include <limits>
-
 namespace lathe::workspace {
 
 // What an EvaluateJob returns (Job::result().value<EvaluateResult>()).
@@ -17,10 +15,6 @@ struct EvaluateResult
     qint64 count = 0;        // images evaluated
     double top1 = 0;         // the top-1 accuracy (a multi-label model's: its top label is one of the image's)
     qint64 skipped = 0;      // records that could not be read or decoded
-    bool multiLabel = false; // a multi-label model's evaluation: map sums it up
-    // Multi-label: the mean average precision over labels (macro); NaN when no label has a
-    // positive image, and for single-label evaluations.
-    double map = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Runs a run's checkpoint over a split (engine::evaluate) on this job's worker thread, then

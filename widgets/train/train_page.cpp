@@ -54,6 +54,13 @@ const QStringList kFormSections = {QStringLiteral("optimizer"), QStringLiteral("
                                    QStringLiteral("run"), QStringLiteral("checkpoints"), QStringLiteral("early_stopping"),
                                    QStringLiteral("ema"), QStringLiteral("feature_cache"), QStringLiteral("data")};
 
+// A new run folder's name: the start time and the backbone, e.g. 20250101-120000-resnet18.
+QString newRunName(const nlohmann::json &config)
+{
+    return QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') +
+           QString::fromStdString(config["model"].value("arch", std::string("model")));
+}
+
 } // namespace
 
 TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
@@ -594,9 +601,7 @@ bool TrainPage::startRun()
         return false;
     }
     const nlohmann::json config = runConfig();
-    const QString arch = QString::fromStdString(config["model"].value("arch", std::string("model")));
-    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') + arch;
-    startJob(QDir(m_project->runsDir()).filePath(name), false, config);
+    startJob(QDir(m_project->runsDir()).filePath(newRunName(config)), false, config);
     return true;
 }
 
@@ -721,10 +726,8 @@ bool TrainPage::startCrossValidation()
         return false;
     }
     const nlohmann::json config = runConfig();
-    const QString arch = QString::fromStdString(config["model"].value("arch", std::string("model")));
     // As a run is named, with the fold count: 20250101-120000-resnet18-cv5.
-    const QString name = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') +
-                         arch + QStringLiteral("-cv") + QString::number(folds);
+    const QString name = newRunName(config) + QStringLiteral("-cv") + QString::number(folds);
     startCrossValidationJob(QDir(m_project->runsDir()).filePath(name), false, config, folds);
     return true;
 }
