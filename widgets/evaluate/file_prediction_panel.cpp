@@ -252,8 +252,7 @@ void FilePredictionPanel::showResults(std::vector<engine::FilePrediction> result
         m_view->setColumnWidth(PredictionColumn, std::min(m_view->columnWidth(PredictionColumn), 60 * fontMetrics().averageCharWidth()));
         m_view->resizeColumnToContents(ProbabilityColumn);
         m_view->setColumnWidth(TopColumn, std::max(m_view->columnWidth(TopColumn), 24 * fontMetrics().averageCharWidth()));
-        m_view->setCurrentIndex(m_model->index(0, 0)); // its labels below
-        showLabels(0);
+        m_view->setCurrentIndex(m_model->index(0, 0)); // its labels below (currentRowChanged)
     }
     m_message->setText(tr("%n file(s) classified", nullptr, int(m_results.size()) - failed) +
                        (failed > 0 ? QStringLiteral("; ") + tr("%n could not be read", nullptr, failed) : QString()) +
