@@ -104,9 +104,10 @@ void Batcher::loop()
             m_queue.pop_front();
         }
         lock.unlock();
-        runBatch(jobs);
+        // Counted before the answers go out, so a client that has its answer sees its batch in /metrics.
         if (m_onBatch)
             m_onBatch(int(rows));
+        runBatch(jobs);
         lock.lock();
     }
 }

@@ -25,7 +25,7 @@ namespace lathe::engine::serve {
 class Batcher
 {
 public:
-    // onBatch(rows) after each forward pass (the metrics' batch sizes).
+    // onBatch(rows) for each forward pass, before its answers are given (the metrics' batch sizes).
     Batcher(int maxBatch, std::chrono::microseconds batchTimeout, std::size_t maxQueue,
             std::function<void(int)> onBatch);
     ~Batcher(); // stop()
