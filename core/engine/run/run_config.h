@@ -30,6 +30,10 @@ struct DataConfig
     int workers = 0;                 // pipeline threads per rank, 0: cores / ranks
     std::size_t cacheMb = 0;         // in-RAM cache of decoded images, 0: off
     bool channelsLast = false;
+    // Where pixels are normalised: "on" the rank's device (the pipeline hands over uint8 batches,
+    // a quarter of the bytes to copy), "off" in the pipeline (float32), or "auto": on for CUDA
+    // ranks unless mixup/cutmix (which mix float pixels) are on.
+    std::string deviceNormalize = "auto";
     // Imbalanced data: "none", "class_weights" (loss weights from class frequencies), or a
     // seeded sampler drawing each epoch with class-balanced weights: "balanced_sampler"
     // (inverse frequency) or "sqrt_sampler" (inverse square root).
@@ -124,12 +128,26 @@ struct FeatureCacheConfig
     int views = 1;
 };
 
+// The CUDA step. Both are ignored on the CPU (the log says so for graphs).
+struct CudaConfig
+{
+    // Capture forward, loss and backward as one CUDA graph after a warm-up and replay it every
+    // step; runs that cannot be captured (accumulation, fp16 loss scaling, gradual unfreezing, a
+    // failed capture) train eagerly and the log names the reason.
+    bool graphs = false;
+    // The loss and accuracy sums stay on the device and the host reads them every this many
+    // steps (and for each step event, checkpoint and epoch end): no synchronisation per step. A
+    // non-finite loss is then found at the next read. 0: every step on the CPU (where reading is
+    // free), at step events only on CUDA.
+    int hostSyncSteps = 0;
+};
+
 struct DistributedConfig
 {
     int nnodes = 1;
     int nodeRank = 0;
     std::string master;              // "HOST:PORT" for several machines
-    bool syncBatchNorm = false;      // average BatchNorm statistics across ranks
+    bool syncBatchNorm = false;      // BatchNorm normalises with the statistics of every rank's batch
     // How long a rank waits for the others (joining, a collective, the store) before the run
     // fails naming the ranks it lost.
     int timeoutSeconds = 300;
@@ -160,6 +178,7 @@ struct RunConfig
     EarlyStoppingConfig earlyStopping;
     EmaConfig ema;
     FeatureCacheConfig featureCache;
+    CudaConfig cuda;
     DistributedConfig distributed;
 };
 

@@ -25,6 +25,7 @@ const std::map<std::string, std::string> &sectionIntros()
         {"early_stopping", "Stopping when a metric no longer improves."},
         {"ema", "An exponential moving average of the weights."},
         {"feature_cache", "Caching a frozen backbone's features, which makes training the head alone much faster."},
+        {"cuda", "The training step on NVIDIA GPUs (ignored on the CPU)."},
         {"distributed", "Training across several machines (the devices of one machine are listed in devices)."},
     };
     return m;

@@ -90,6 +90,7 @@ const std::vector<std::string> kSchedules{"constant", "step",           "multi_s
 // val_map: multi-label datasets only (the trainer refuses it for others).
 const std::vector<std::string> kMetrics{"val_loss", "val_top1", "val_map", "train_loss"};
 const std::vector<std::string> kPrecisions{"fp32", "bf16", "fp16"};
+const std::vector<std::string> kDeviceNormalize{"auto", "on", "off"};
 const std::vector<std::string> kBalance{"none", "class_weights", "balanced_sampler", "sqrt_sampler"};
 const std::vector<std::string> kFeatureCache{"off", "auto", "fixed_views"};
 const std::vector<std::string> kFreezePolicies{"train_all", "head_only", "up_to_stage"};
@@ -253,6 +254,8 @@ const std::vector<Field> &fields()
                                   "Size in MiB of an in-memory cache of decoded images; 0 turns it off."));
         t.push_back(boolField("data.channels_last", LATHE_MEMBER(data.channelsLast),
                               "Feed batches in channels-last memory layout, which is faster for convolutions on some GPUs."));
+        t.push_back(stringField("data.device_normalize", LATHE_MEMBER(data.deviceNormalize), kDeviceNormalize,
+                                "Where pixels become normalised floats: on the rank's device from uint8 batches (on; a quarter of the bytes to copy), in the pipeline (off), or auto (on for CUDA ranks unless mixup or cutmix is on)."));
         t.push_back(stringField("data.balance", LATHE_MEMBER(data.balance), kBalance,
                                 "Imbalanced classes: nothing, loss weights from the class frequencies (class_weights), or epochs drawn so that classes come equally often (balanced_sampler) or half-way there (sqrt_sampler)."));
         t.push_back(intField("data.folds", LATHE_MEMBER(data.folds), NumberRange().ge(0).le(100),
@@ -385,6 +388,11 @@ const std::vector<Field> &fields()
         t.push_back(intField("feature_cache.views", LATHE_MEMBER(featureCache.views), NumberRange().ge(1).le(1000),
                              "fixed_views: augmented views computed per image."));
 
+        t.push_back(boolField("cuda.graphs", LATHE_MEMBER(cuda.graphs),
+                              "Capture forward, loss and backward as one CUDA graph and replay it each step (static shapes; the log names the reason when a run cannot be captured and trains eagerly)."));
+        t.push_back(intField("cuda.host_sync_steps", LATHE_MEMBER(cuda.hostSyncSteps), NumberRange().ge(0).le(1000000),
+                             "Steps between the host's reads of the loss and accuracy sums kept on the device (also read for each step event, checkpoint and epoch end); 0: every step on the CPU, at step events on CUDA."));
+
         t.push_back(intField("distributed.nnodes", LATHE_MEMBER(distributed.nnodes), NumberRange().ge(1).le(4096),
                              "Machines taking part in the run."));
         t.push_back(intField("distributed.node_rank", LATHE_MEMBER(distributed.nodeRank), NumberRange().ge(0),
@@ -392,7 +400,7 @@ const std::vector<Field> &fields()
         t.push_back(stringField("distributed.master", LATHE_MEMBER(distributed.master), {},
                                 "\"HOST:PORT\" where the machines of a multi-machine run meet (node 0 listens there)."));
         t.push_back(boolField("distributed.sync_batch_norm", LATHE_MEMBER(distributed.syncBatchNorm),
-                              "Average BatchNorm statistics across all ranks instead of per rank."));
+                              "BatchNorm layers normalise with the statistics of all ranks' batches together (PyTorch's SyncBatchNorm) instead of each rank's own."));
         t.push_back(intField("distributed.timeout_seconds", LATHE_MEMBER(distributed.timeoutSeconds),
                              NumberRange().ge(5).le(86400),
                              "Seconds a rank waits for the others (to join, in a gradient exchange) before the run fails naming the rank it lost."));

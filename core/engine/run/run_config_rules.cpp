@@ -103,6 +103,15 @@ const std::vector<Rule> &rules()
              if (c.precision == "fp16" && !cuda)
                  fail("precision", "fp16 needs a CUDA device (devices are cpu); on CPU use bf16 or fp32");
          }},
+        {"data.device_normalize on is not combined with mixup or cutmix (they mix float pixels in the pipeline).",
+         [](const RunConfig &c) {
+             const bool mixing = std::any_of(c.data.augment.begin(), c.data.augment.end(), [](const AugmentationSpec &a) {
+                 return a.type == "mixup" || a.type == "cutmix";
+             });
+             if (c.data.deviceNormalize == "on" && mixing)
+                 fail("data.device_normalize", "\"on\" hands uint8 pixels to the device, but mixup/cutmix in data.augment mix "
+                                               "float pixels in the pipeline; use auto or off");
+         }},
         {"optimizer.nesterov needs optimizer.momentum > 0 with sgd.",
          [](const RunConfig &c) {
              if (c.optimizer.name == "sgd" && c.optimizer.nesterov && c.optimizer.momentum <= 0)

@@ -64,6 +64,15 @@ inline constexpr const char *kTotalSteps = "total_steps";
 inline constexpr const char *kImagesPerSecond = "images_per_s";
 inline constexpr const char *kInputWaitFraction = "input_wait_fraction";
 inline constexpr const char *kCommFraction = "comm_fraction"; // in the gradient all-reduce; 0 with one rank
+// step and epoch on a CUDA device: the caching allocator's memory in MiB (tensors alive, held
+// from the driver, the peak since the epoch began) and, where NVML loads, the GPU's utilisation
+// (0-1 of the last sample period) and its memory used by every process.
+inline constexpr const char *kGpuMemoryAllocatedMiB = "gpu_memory_allocated_mib";
+inline constexpr const char *kGpuMemoryReservedMiB = "gpu_memory_reserved_mib";
+inline constexpr const char *kGpuMemoryPeakMiB = "gpu_memory_peak_mib";
+inline constexpr const char *kGpuUtilization = "gpu_utilization";
+inline constexpr const char *kGpuMemoryUsedMiB = "gpu_memory_used_mib";
+inline constexpr const char *kGpuMemoryTotalMiB = "gpu_memory_total_mib";
 // epoch: the metrics under the run config's names ("train_loss", "val_top1", ...) and these.
 inline constexpr const char *kSeconds = "seconds";
 inline constexpr const char *kFeatureCache = "feature_cache";

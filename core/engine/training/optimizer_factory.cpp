@@ -402,14 +402,26 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
         state[key] = std::move(s);
 }
 
-double clipGradNorm(const std::vector<ParameterGroup> &groups, double maxNorm)
+torch::Tensor clipGradNorm(const std::vector<ParameterGroup> &groups, double maxNorm)
 {
     if (!(maxNorm > 0))
         invalid("clip_grad_norm", "must be > 0 (got " + numberText(maxNorm) + ")");
-    std::vector<torch::Tensor> parameters;
+    std::vector<torch::Tensor> grads;
     for (const ParameterGroup &group : groups)
-        parameters.insert(parameters.end(), group.parameters.begin(), group.parameters.end());
-    return torch::nn::utils::clip_grad_norm_(parameters, maxNorm);
+        for (const torch::Tensor &p : group.parameters)
+            if (p.grad().defined())
+                grads.push_back(p.grad());
+    if (grads.empty())
+        return torch::zeros({});
+    std::vector<torch::Tensor> norms;
+    norms.reserve(grads.size());
+    for (const torch::Tensor &g : grads)
+        norms.push_back(g.norm().to(torch::kFloat32));
+    const torch::Tensor total = torch::stack(norms).norm();
+    const torch::Tensor factor = (maxNorm / (total + 1e-6)).clamp_max(1.0);
+    for (torch::Tensor &g : grads)
+        g.mul_(factor.to(g.scalar_type()));
+    return total;
 }
 
 } // namespace lathe::engine

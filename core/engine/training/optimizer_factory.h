@@ -44,8 +44,9 @@ void loadOptimizerState(torch::optim::Optimizer &optimizer, const std::vector<Pa
                         const NamedTensors &state);
 
 // Scales the gradients of every group so that their global L2 norm is at most maxNorm (as
-// torch.nn.utils.clip_grad_norm_); returns the norm before clipping. With fp16 loss scaling,
-// unscale the gradients first (GradScaler::unscale).
-double clipGradNorm(const std::vector<ParameterGroup> &groups, double maxNorm);
+// torch.nn.utils.clip_grad_norm_); returns the norm before clipping as a 0-d float32 tensor on
+// the gradients' device. Nothing waits for the device (the scale factor is clamped there, as
+// PyTorch does). With fp16 loss scaling, unscale the gradients first (GradScaler::unscale).
+torch::Tensor clipGradNorm(const std::vector<ParameterGroup> &groups, double maxNorm);
 
 } // namespace lathe::engine

@@ -1,5 +1,8 @@
 #include "engine/training/rank_trainer.h"
 
+#include "engine/base/nvml_probe.h"
+#include "engine/training/device_feed.h"
+
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
 #include "engine/models/weights_io.h"
@@ -99,6 +102,12 @@ void RankTrainer::setUp()
                                               m_s.launch.multiProcess() ? m_s.launch.master : std::string(),
                                               std::chrono::seconds(c.distributed.timeoutSeconds));
     m_cached = m_s.cache != nullptr;
+    m_syncSteps = c.cuda.hostSyncSteps > 0 ? c.cuda.hostSyncSteps : m_device.is_cuda() ? kCudaSyncSteps : 1;
+    m_deviceSums = torch::zeros({3}, torch::TensorOptions(torch::kFloat64).device(m_device));
+    m_nonFinite = torch::zeros({}, torch::TensorOptions(torch::kFloat32).device(m_device));
+    m_pciBusId = cudaPciBusId(m_device);
+    if (c.cuda.graphs)
+        m_graph = std::make_unique<CudaStepGraph>();
     m_autocast = c.precision == "bf16" || c.precision == "fp16";
     m_autocastType = c.precision == "fp16" ? at::kHalf : at::kBFloat16;
 
@@ -176,9 +185,39 @@ void RankTrainer::makeBatchSources()
         if (m_s.hasVal)
             m_val = std::make_unique<CacheSource>(m_s, c.data.valSplit, false, m_rank);
     } else {
-        m_train = std::make_unique<PipelineSource>(pipelineOptions(m_s, c.data.trainSplit, true, m_rank));
+        m_train = deviceFeed(pipelineOptions(m_s, c.data.trainSplit, true, m_rank));
         if (m_s.hasVal)
-            m_val = std::make_unique<PipelineSource>(pipelineOptions(m_s, c.data.valSplit, false, m_rank));
+            m_val = deviceFeed(pipelineOptions(m_s, c.data.valSplit, false, m_rank));
+    }
+}
+
+// The pipeline's batches reach the device one batch ahead, normalised there when
+// data.device_normalize says so (uint8 from the pipeline).
+std::unique_ptr<BatchSource> RankTrainer::deviceFeed(PipelineOptions options)
+{
+    const std::string &mode = m_config.data.deviceNormalize;
+    const bool normalize =
+        mode == "on" || (mode == "auto" && m_device.is_cuda() && !BatchMixer(options.transform.augmentations, 1).active());
+    options.transform.uint8Output = normalize;
+    const TransformOptions &t = options.transform;
+    return std::make_unique<DeviceFeed>(std::make_unique<PipelineSource>(std::move(options)), m_device, normalize, t.mean,
+                                        t.std, t.channels);
+}
+
+// GPU figures of a step or epoch event: the caching allocator's memory on this rank's device
+// and, where NVML loads, the GPU's utilisation. Nothing on the CPU.
+void RankTrainer::addGpuFigures(json &event) const
+{
+    const std::optional<CudaMemory> memory = cudaMemory(m_device);
+    if (!memory)
+        return;
+    event[event_key::kGpuMemoryAllocatedMiB] = memory->allocatedMiB;
+    event[event_key::kGpuMemoryReservedMiB] = memory->reservedMiB;
+    event[event_key::kGpuMemoryPeakMiB] = memory->peakAllocatedMiB;
+    if (const std::optional<GpuUtilization> u = queryGpuUtilization(m_pciBusId, m_device.index())) {
+        event[event_key::kGpuUtilization] = u->gpuPercent / 100.0;
+        event[event_key::kGpuMemoryUsedMiB] = u->usedMiB;
+        event[event_key::kGpuMemoryTotalMiB] = u->totalMiB;
     }
 }
 
@@ -262,6 +301,8 @@ bool RankTrainer::trainEpoch(const EpochClock &clock)
 
         const StepOutcome step = optimizerStep(pending);
         pending = PendingStep();
+        if (m_step % m_syncSteps == 0)
+            readDeviceSums();
         emitStepEvent(step);
         m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
         if (m_config.checkpoints.everySteps > 0 && m_step % m_config.checkpoints.everySteps == 0)
@@ -286,7 +327,9 @@ void RankTrainer::seedStep(std::int64_t micro)
 }
 
 // Forward and backward of one batch under autocast; the loss scaled for accumulation and for
-// fp16. Its gradients add to those of the step's earlier micro-batches.
+// fp16. Its gradients add to those of the step's earlier micro-batches. The loss and accuracy
+// are summed on the device (readDeviceSums); only with host reads every step is the loss looked
+// at here, so that a non-finite one stops the run before its backward.
 void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
 {
     seedStep(m_step * m_accumulate + pending.microBatches);
@@ -294,41 +337,111 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
     torch::Tensor x = batch.images.to(m_device, /*non_blocking=*/true);
     const torch::Tensor labels = batch.labels.to(m_device);
     const torch::Tensor targets = batch.softTargets.defined() ? batch.softTargets.to(m_device) : labels;
-    if (pending.microBatches == 0)
-        clearGradients(*m_optimizer);
-    torch::Tensor logits;
-    {
-        compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
-        logits = forward(x);
+    torch::Tensor logits, loss;
+    if (m_graph && m_graph->captured()) {
+        m_static.images.copy_(x);
+        m_static.targets.copy_(targets);
+        m_graph->replay();
+        logits = m_static.logits;
+        loss = m_static.loss;
+    } else {
+        if (pending.microBatches == 0)
+            clearGradients(*m_optimizer);
+        {
+            compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
+            logits = forward(x);
+        }
+        loss = (*m_loss)(logits, targets);
+        if (m_syncSteps == 1) {
+            const double lossValue = loss.item<double>();
+            if (!std::isfinite(lossValue) && !pending.badLoss) {
+                pending.badLoss = true;
+                std::ostringstream what;
+                what << "loss is " << (std::isnan(lossValue) ? "NaN" : "infinite") << " at step " << (m_step + 1)
+                     << " (epoch " << (m_epoch + 1) << ", batch " << (m_batch + 1) << ")";
+                pending.badLossWhat = what.str();
+            }
+        }
+        torch::Tensor scaled = m_accumulate > 1 ? loss / double(m_accumulate) : loss;
+        if (m_scaler->enabled())
+            scaled = m_scaler->scale(scaled);
+        if (!pending.badLoss)
+            scaled.backward();
+        if (m_graph && pending.microBatches == 0)
+            captureStep(x, targets);
     }
-    const torch::Tensor loss = (*m_loss)(logits, targets);
-    const double lossValue = loss.item<double>();
-    if (!std::isfinite(lossValue) && !pending.badLoss) {
-        pending.badLoss = true;
-        std::ostringstream what;
-        what << "loss is " << (std::isnan(lossValue) ? "NaN" : "infinite") << " at step " << (m_step + 1)
-             << " (epoch " << (m_epoch + 1) << ", batch " << (m_batch + 1) << ")";
-        pending.badLossWhat = what.str();
-    }
-    torch::Tensor scaled = m_accumulate > 1 ? loss / double(m_accumulate) : loss;
-    if (m_scaler->enabled())
-        scaled = m_scaler->scale(scaled);
-    if (!pending.badLoss)
-        scaled.backward();
     {
         torch::NoGradGuard noGrad;
         const double n = double(labels.size(0));
-        m_epochCounts.lossSum += lossValue * n;
-        m_epochCounts.samples += n;
+        const torch::Tensor lossSum = loss.detach().to(torch::kFloat64);
         // Multi-label: the top-scored label is one of the image's (the "top-1" of a label set).
-        m_epochCounts.correct += m_loss->multiLabel()
-                                     ? targets.gather(1, logits.argmax(1, true)).gt(0.5).sum().item<double>()
-                                     : logits.argmax(1).eq(labels).sum().item<double>();
+        const torch::Tensor correct = m_loss->multiLabel() ? targets.gather(1, logits.argmax(1, true)).gt(0.5).sum()
+                                                           : logits.argmax(1).eq(labels).sum();
+        m_deviceSums.add_(torch::stack({lossSum, lossSum * n, correct.to(torch::kFloat64)}));
+        m_nonFinite.add_(lossSum.isfinite().logical_not().to(torch::kFloat32));
+        m_epochCounts.samples += n;
         m_stepEvents.intervalImages += labels.size(0);
     }
-    pending.lossSum += lossValue;
+    ++m_unreadMicroBatches;
     ++pending.microBatches;
     ++m_batch;
+}
+
+// cuda.graphs: after the first eager step (cuDNN has chosen its algorithms), the step's forward,
+// loss and backward are captured on static tensors of this batch's shape and replayed from then
+// on; runs that cannot be captured say why once and stay eager.
+void RankTrainer::captureStep(const torch::Tensor &x, const torch::Tensor &targets)
+{
+    std::unique_ptr<CudaStepGraph> graph = std::move(m_graph);
+    std::string why;
+    if (m_accumulate > 1)
+        why = "optimizer.accumulate_steps adds gradients over micro-batches";
+    else if (m_scaler->enabled())
+        why = "fp16's loss scale changes between steps";
+    else if (m_s.spec.freeze.unfreezeEveryEpochs > 0)
+        why = "gradual unfreezing changes the trainable parameters between epochs";
+    else if (m_cached)
+        why = "the feature cache trains the head alone";
+    if (why.empty()) {
+        m_static.images = x.clone();
+        m_static.targets = targets.clone();
+        why = graph->tryCapture(
+            m_device,
+            [this] {
+                {
+                    compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
+                    m_static.logits = forward(m_static.images);
+                }
+                m_static.loss = (*m_loss)(m_static.logits, m_static.targets);
+                m_static.loss.backward();
+            },
+            [this] { clearGradients(*m_optimizer); });
+    }
+    if (why.empty()) {
+        m_graph = std::move(graph);
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, "cuda.graphs: the step (forward, loss, backward) is captured as a CUDA graph"}});
+    } else {
+        m_static = {};
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, "cuda.graphs: not used, the step runs eagerly: " + why}});
+    }
+}
+
+// The device's loss and accuracy sums since the last read, added to the epoch's counts: one
+// synchronisation with the device. Returns the mean loss of the micro-batches read.
+double RankTrainer::readDeviceSums()
+{
+    if (m_unreadMicroBatches == 0)
+        return m_lastMeanLoss;
+    const torch::Tensor host = m_deviceSums.cpu();
+    const double *v = host.data_ptr<double>();
+    m_epochCounts.lossSum += v[1];
+    m_epochCounts.correct += v[2];
+    m_lastMeanLoss = v[0] / double(m_unreadMicroBatches);
+    m_deviceSums.zero_();
+    m_unreadMicroBatches = 0;
+    return m_lastMeanLoss;
 }
 
 void RankTrainer::logRecords(const Batch &batch)
@@ -347,15 +460,29 @@ void RankTrainer::logRecords(const Batch &batch)
 RankTrainer::StepOutcome RankTrainer::optimizerStep(const PendingStep &pending)
 {
     const RunConfig &c = m_config;
-    torch::Tensor flags = torch::tensor({m_s.control.cancel.isCancelled() ? 1.0f : 0.0f, pending.badLoss ? 1.0f : 0.0f});
+    // [cancelled, non-finite losses]: every rank's, summed with the gradients; the host looks at
+    // them every m_syncSteps steps, the same step on every rank.
+    const auto flagOptions = torch::TensorOptions(torch::kFloat32).device(m_device);
+    torch::Tensor flags = torch::stack(
+        {torch::full({}, m_s.control.cancel.isCancelled() ? 1.0f : 0.0f, flagOptions), m_nonFinite.clone()});
     allReduceGradients(flags);
-    if (flags[1].item<float>() > 0) {
-        throw EngineError((pending.badLoss ? pending.badLossWhat : "loss is not finite on another rank at step " +
-                                                                       std::to_string(m_step + 1)) +
-                          "; training stopped (lower the learning rate or check the data; the last "
-                          "checkpoint is kept)");
-    }
     StepOutcome out;
+    if ((m_step + 1) % m_syncSteps == 0) {
+        const torch::Tensor host = flags.cpu();
+        m_nonFinite.zero_();
+        if (host[1].item<float>() > 0) {
+            const std::string where =
+                pending.badLoss ? pending.badLossWhat
+                : m_syncSteps == 1
+                    ? "loss is not finite on another rank at step " + std::to_string(m_step + 1)
+                    : "loss is not finite in steps " + std::to_string(m_step + 2 - m_syncSteps) + "-" +
+                          std::to_string(m_step + 1) + " (read every " + std::to_string(m_syncSteps) +
+                          " steps, cuda.host_sync_steps)";
+            throw EngineError(where + "; training stopped (lower the learning rate or check the data; the last "
+                                      "checkpoint is kept)");
+        }
+        out.cancelRequested = host[0].item<float>() > 0;
+    }
     out.lr = m_schedule->lrAt(m_step + m_scheduleOffset);
     setLearningRate(*m_optimizer, out.lr, m_groups);
     if (c.optimizer.clipGradNorm > 0) {
@@ -374,8 +501,6 @@ RankTrainer::StepOutcome RankTrainer::optimizerStep(const PendingStep &pending)
     else if (m_ema)
         m_ema->update(*m_model);
     ++m_step;
-    out.meanLoss = pending.lossSum / double(m_accumulate);
-    out.cancelRequested = flags[0].item<float>() > 0;
     return out;
 }
 
@@ -451,19 +576,22 @@ void RankTrainer::emitStepEvent(const StepOutcome &step)
                                                       : (e.lastEventTime < 0 || now - e.lastEventTime >= 0.25);
     if (!isLeader() || !every)
         return;
+    const double meanLoss = readDeviceSums();
     const double interval = secondsSince(e.intervalStart);
     const double wait = m_train->waitSeconds();
-    emit({{event_key::kType, event_type::kStep},
+    json event = {{event_key::kType, event_type::kStep},
           {event_key::kStep, m_step},
           {event_key::kEpoch, m_epoch},
-          {event_key::kLoss, step.meanLoss},
+          {event_key::kLoss, meanLoss},
           {event_key::kLr, step.lr},
           {event_key::kTotalSteps, m_stepsPerEpoch * m_config.optimizer.epochs - m_scheduleOffset},
           {event_key::kImagesPerSecond, interval > 0 ? double(e.intervalImages) * m_s.worldSize / interval : 0.0},
           {event_key::kInputWaitFraction,
            interval > 0 ? std::clamp((wait - e.intervalWait) / interval, 0.0, 1.0) : 0.0},
-          {event_key::kCommFraction, interval > 0 ? std::clamp(e.intervalCommSeconds / interval, 0.0, 1.0) : 0.0}});
-    m_s.folder->tensorboard().addScalar("train/loss", step.meanLoss, m_step);
+          {event_key::kCommFraction, interval > 0 ? std::clamp(e.intervalCommSeconds / interval, 0.0, 1.0) : 0.0}};
+    addGpuFigures(event);
+    emit(std::move(event));
+    m_s.folder->tensorboard().addScalar("train/loss", meanLoss, m_step);
     m_s.folder->tensorboard().addScalar("train/lr", step.lr, m_step);
     e.lastEventTime = now;
     e.intervalStart = Clock::now();
@@ -538,6 +666,7 @@ bool RankTrainer::endEpoch(const EpochClock &clock)
 // seconds.
 json RankTrainer::epochMetrics(const EpochClock &clock)
 {
+    readDeviceSums();
     syncBatchNorm();
     m_epochSeconds = clock.secondsBefore + secondsSince(clock.start);
     json valSums = validate();
@@ -546,6 +675,8 @@ json RankTrainer::epochMetrics(const EpochClock &clock)
         metrics.update(m_multiLabelVal);
     metrics["lr"] = m_schedule->lrAt(std::max<std::int64_t>(0, m_step + m_scheduleOffset - 1));
     metrics[event_key::kSeconds] = m_epochSeconds;
+    addGpuFigures(metrics);
+    resetCudaPeak(m_device); // each epoch's peak
     if (m_cached)
         metrics[event_key::kFeatureCache] = true;
     return metrics;
@@ -591,7 +722,8 @@ void RankTrainer::syncBatchNorm()
 json RankTrainer::validate()
 {
     const int k = m_s.numClasses;
-    std::vector<double> sums(std::size_t(4 + 2 * k), 0.0); // loss, n, top1, top5, per-class correct, totals
+    // loss, n, top1, top5, per-class correct, totals: summed on the device, read once at the end.
+    torch::Tensor sums = torch::zeros({4 + 2 * k}, torch::TensorOptions(torch::kFloat64).device(m_device));
     std::vector<torch::Tensor> scores, targets; // multi-label: every batch's, for the metrics below
     if (m_val) {
         torch::NoGradGuard noGrad;
@@ -602,45 +734,39 @@ json RankTrainer::validate()
         while (std::optional<Batch> b = m_val->next()) {
             torch::Tensor x = b->images.to(m_device, /*non_blocking=*/true);
             const torch::Tensor y = b->labels.to(m_device);
+            const std::int64_t n = y.size(0);
+            if (n == 0)
+                continue;
             torch::Tensor logits;
             {
                 compat::AutocastScope autocast(m_autocast, m_device.type(), m_autocastType);
                 logits = forward(x);
             }
             logits = logits.to(torch::kFloat32);
-            const double n = double(y.size(0));
-            if (n == 0)
-                continue;
             const bool multi = m_loss->multiLabel();
             const torch::Tensor t = multi ? b->softTargets.to(m_device) : y;
-            sums[0] += (*m_loss)(logits, t).item<double>() * n;
-            sums[1] += n;
             const torch::Tensor top = std::get<1>(logits.topk(std::min<std::int64_t>(5, k), 1));
             const torch::Tensor hit1 = multi ? t.gather(1, top.narrow(1, 0, 1)).squeeze(1).gt(0.5) : top.select(1, 0).eq(y);
-            sums[2] += hit1.sum().item<double>();
-            sums[3] += multi ? t.gather(1, top).gt(0.5).any(1).sum().item<double>()
-                             : top.eq(y.unsqueeze(1)).any(1).sum().item<double>();
+            const torch::Tensor hit5 = multi ? t.gather(1, top).gt(0.5).any(1) : top.eq(y.unsqueeze(1)).any(1);
+            sums.narrow(0, 0, 4).add_(torch::stack({(*m_loss)(logits, t).to(torch::kFloat64) * double(n),
+                                                    torch::full({}, double(n), sums.options()),
+                                                    hit1.sum().to(torch::kFloat64), hit5.sum().to(torch::kFloat64)}));
+            sums.narrow(0, 4, k).index_add_(0, y, hit1.to(torch::kFloat64));
+            sums.narrow(0, 4 + k, k).index_add_(0, y, torch::ones({n}, sums.options()));
             if (multi) {
-                scores.push_back(torch::sigmoid(logits).to(torch::kCPU));
-                targets.push_back(t.to(torch::kCPU));
-            }
-            const torch::Tensor yc = y.to(torch::kCPU);
-            const torch::Tensor hc = hit1.to(torch::kCPU, torch::kFloat64);
-            const torch::Tensor correct = torch::zeros({k}, torch::kFloat64).index_add_(0, yc, hc);
-            const torch::Tensor total = torch::bincount(yc, {}, k).to(torch::kFloat64);
-            for (int c = 0; c < k; ++c) {
-                sums[std::size_t(4 + c)] += correct[c].item<double>();
-                sums[std::size_t(4 + k + c)] += total[c].item<double>();
+                scores.push_back(torch::sigmoid(logits));
+                targets.push_back(t);
             }
         }
         if (m_ema)
             m_ema->swap(*m_model);
     }
     if (m_loss->multiLabel() && m_val)
-        m_multiLabelVal = scores.empty() ? json() : multiLabelMetrics(torch::cat(scores), torch::cat(targets));
+        m_multiLabelVal = scores.empty() ? json() : multiLabelMetrics(torch::cat(scores).cpu(), torch::cat(targets).cpu());
+    const torch::Tensor host = sums.cpu();
     json out = json::array();
-    for (double v : sums)
-        out.push_back(v);
+    for (std::int64_t i = 0; i < host.size(0); ++i)
+        out.push_back(host[i].item<double>());
     return out;
 }
 
@@ -722,6 +848,7 @@ void RankTrainer::writeCheckpoint(const std::string &reason, const json &metrics
     if (!isLeader() || (m_lastCheckpointStep == m_step && m_lastCheckpointEpoch == m_epoch &&
                         m_lastCheckpointBatch == m_batch))
         return;
+    readDeviceSums(); // the epoch's counts so far go into the checkpoint
     NamedTensors model;
     NamedTensors state;
     if (m_ema) {

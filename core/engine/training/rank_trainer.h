@@ -6,6 +6,7 @@
 // checkpoints and the run's summary.
 
 #include "engine/models/freezing.h"
+#include "engine/training/cuda_support.h"
 #include "engine/training/distributed.h"
 #include "engine/training/early_stopping.h"
 #include "engine/training/feature_cache.h"
@@ -50,7 +51,6 @@ private:
     // The micro-batches accumulated towards the next optimizer step.
     struct PendingStep
     {
-        double lossSum = 0;
         int microBatches = 0;
         bool badLoss = false;    // a non-finite loss: no more backward(), the step fails
         std::string badLossWhat; // where it was
@@ -59,9 +59,15 @@ private:
     struct StepOutcome
     {
         double lr = 0;
-        double meanLoss = 0;          // over the step's micro-batches
-        bool cancelRequested = false; // some rank was cancelled before the step's all-reduce
+        bool cancelRequested = false; // some rank was cancelled before a checked step's all-reduce
     };
+    // cuda.graphs: the captured step's inputs and outputs.
+    struct StaticStep
+    {
+        torch::Tensor images, targets, logits, loss;
+    };
+    // cuda.host_sync_steps 0 on CUDA: the host reads the device's sums and flags this often.
+    static constexpr int kCudaSyncSteps = 25;
     // When the current epoch started, and its seconds before that (a resumed epoch's first part).
     struct EpochClock
     {
@@ -102,6 +108,10 @@ private:
     // stopAfterStep); endEpoch true when it ends with the epoch (early stopping, a cancel).
     bool trainEpoch(const EpochClock &clock);
     void trainMicroBatch(const Batch &batch, PendingStep &pending);
+    void captureStep(const torch::Tensor &x, const torch::Tensor &targets);
+    double readDeviceSums();
+    std::unique_ptr<BatchSource> deviceFeed(PipelineOptions options);
+    void addGpuFigures(nlohmann::json &event) const;
     void logRecords(const Batch &batch);
     void continueInNewWorld(int savedWorld);
     StepOutcome optimizerStep(const PendingStep &pending);
@@ -167,6 +177,17 @@ private:
     std::string m_lastCheckpoint;
     std::ofstream m_recordLog; // TrainControl::recordLogDir
     bool m_bucketsLogged = false;
+
+    // Summed on the device since the host last read them (readDeviceSums): the micro-batches'
+    // mean losses, their losses times their sizes, their correct predictions (float64 [3]).
+    torch::Tensor m_deviceSums;
+    std::int64_t m_unreadMicroBatches = 0;
+    double m_lastMeanLoss = 0;
+    torch::Tensor m_nonFinite; // non-finite micro-batch losses since the last flags check
+    int m_syncSteps = 1;       // the host checks the flags at steps that are multiples of this
+    std::unique_ptr<CudaStepGraph> m_graph; // cuda.graphs, until captured or refused
+    StaticStep m_static;
+    std::string m_pciBusId;    // this rank's GPU for NVML; empty on the CPU
 };
 
 } // namespace lathe::engine

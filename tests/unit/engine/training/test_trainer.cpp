@@ -7,7 +7,9 @@
 #include "engine/dataset/shard_converter.h"
 #include "engine/formats/safetensors.h"
 #include "engine/models/model_builder.h"
+#include "engine/pipeline/augmentation.h"
 #include "engine/run/run_folder.h"
+#include "engine/training/device_feed.h"
 #include "engine/training/trainer.h"
 #include "test_support.h"
 
@@ -322,10 +324,96 @@ TEST_F(TrainerTest, NonFiniteLossFailsNamingTheStep)
         EXPECT_NE(what.find("at step "), std::string::npos) << what;
         EXPECT_NE(what.find("loss is"), std::string::npos) << what;
     }
+    // Read every 4 steps (cuda.host_sync_steps), the failure names the steps it lies in.
+    c.cuda.hostSyncSteps = 4;
+    try {
+        engine::train(c, runDir("nan-every-4"));
+        FAIL() << "expected a failure";
+    } catch (const engine::EngineError &e) {
+        EXPECT_NE(std::string(e.what()).find("loss is not finite in steps "), std::string::npos) << e.what();
+    }
     const auto failed = events(run, "failed");
     ASSERT_EQ(failed.size(), 1u);
     EXPECT_NE(failed.front().at("message").get<std::string>().find("at step"), std::string::npos);
     EXPECT_TRUE(fs::exists(run + "/checkpoints/last.json")); // the last good step is kept
+}
+
+// The CUDA step's options on the CPU: sums read by the host every 3 steps instead of every step
+// and cuda.graphs (refused on the CPU, with the reason in the log) give exactly the same run.
+TEST_F(TrainerTest, DeviceSideSumsReadEveryFewStepsGiveTheSameRun)
+{
+    engine::RunConfig c = smallConfig();
+    c.optimizer.clipGradNorm = 1.0; // clipped on the device too
+    const std::string eager = runDir("sync-every-step");
+    engine::train(c, eager);
+    c.cuda.hostSyncSteps = 3;
+    c.cuda.graphs = true;
+    const std::string deferred = runDir("sync-every-3");
+    engine::train(c, deferred);
+    expectSameTensors(lastModel(eager), lastModel(deferred), 0, 0);
+    const auto a = events(eager, "epoch"), b = events(deferred, "epoch");
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(b.size(), 2u);
+    for (const char *key : {"train_loss", "train_top1", "val_loss", "val_top1"})
+        for (std::size_t i = 0; i < a.size(); ++i)
+            EXPECT_EQ(a[i].at(key), b[i].at(key)) << key << " of epoch " << i;
+    bool refused = false;
+    for (const json &e : events(deferred, "log"))
+        refused |= e.at("message").get<std::string>().find("cuda.graphs: not used, the step runs eagerly: the device is cpu") == 0;
+    EXPECT_TRUE(refused);
+    for (const json &e : events(deferred, "step")) // no GPU, no GPU figures
+        EXPECT_FALSE(e.contains("gpu_memory_allocated_mib")) << e.dump();
+}
+
+// data.device_normalize: uint8 batches normalised by DeviceFeed equal the pipeline's float32
+// normalisation, and a run trained on them learns as the pipeline-normalised one does.
+TEST_F(TrainerTest, NormalizingOnTheDeviceMatchesThePipeline)
+{
+    engine::PipelineOptions o;
+    o.datasetDir = s_small;
+    o.split = "test";
+    o.transform.train = false;
+    o.transform.imageSize = 32;
+    o.transform.resizeSize = 32;
+    o.transform.channels = 1;
+    o.transform.channelsLast = true;
+    o.batchSize = 8;
+    o.threads = 1;
+    o.shuffle = false;
+    engine::PipelineOptions bytes = o;
+    bytes.transform.uint8Output = true;
+    engine::PipelineSource floats(o);
+    engine::DeviceFeed fed(std::make_unique<engine::PipelineSource>(bytes), torch::kCPU, true, o.transform.mean,
+                           o.transform.std, 1);
+    floats.start(0, 0);
+    fed.start(0, 0);
+    int batches = 0;
+    while (std::optional<engine::Batch> x = floats.next()) {
+        const std::optional<engine::Batch> y = fed.next();
+        ASSERT_TRUE(y);
+        EXPECT_EQ(y->images.scalar_type(), torch::kFloat32);
+        EXPECT_TRUE(y->images.is_contiguous(at::MemoryFormat::ChannelsLast));
+        EXPECT_TRUE(torch::allclose(x->images, y->images, 1e-5, 1e-5))
+            << "batch " << batches << ": max diff " << (x->images - y->images).abs().max().item<double>();
+        EXPECT_TRUE(x->labels.equal(y->labels));
+        ++batches;
+    }
+    EXPECT_FALSE(fed.next());
+    EXPECT_EQ(batches, 50 / 8);
+
+    // The first step's loss (same weights, same batch): equal but for float rounding. Later steps
+    // drift apart as training amplifies the rounding.
+    engine::RunConfig c = smallConfig();
+    c.optimizer.epochs = 1;
+    c.data.deviceNormalize = "off";
+    const std::string off = runDir("normalize-off");
+    engine::train(c, off);
+    c.data.deviceNormalize = "on";
+    const std::string on = runDir("normalize-on");
+    const json summary = engine::train(c, on);
+    EXPECT_EQ(summary.at("status"), "finished");
+    ASSERT_TRUE(stepLosses(off).count(1) && stepLosses(on).count(1));
+    EXPECT_NEAR(stepLosses(on).at(1), stepLosses(off).at(1), 1e-5 * stepLosses(off).at(1));
 }
 
 TEST_F(TrainerTest, Bf16AutocastTrains)
@@ -430,6 +518,10 @@ TEST_F(TrainerTest, InvalidConfigsAreRejectedNamingTheField)
     c = smallConfig();
     c.data.balance = "oversample"; // not a choice (the samplers are balanced_sampler and sqrt_sampler)
     expectError(c, "data.balance");
+    c = smallConfig();
+    c.data.deviceNormalize = "on"; // uint8 batches cannot be mixed
+    c.data.augment = engine::parseAugmentations(json::array({{{"type", "mixup"}, {"alpha", 0.2}}}));
+    expectError(c, "data.device_normalize");
     c = smallConfig();
     c.data.shards = m_tmp.file("missing");
     expectError(c, "dataset.json");

@@ -363,10 +363,10 @@ TEST(OptimizerFactory, ClipGradNormScalesToTheMaximum)
     g.names = {"a", "b"};
     g.parameters[0].mutable_grad() = torch::tensor({3.0f, 0.0f});
     g.parameters[1].mutable_grad() = torch::tensor({4.0f});
-    EXPECT_NEAR(clipGradNorm({g}, 1.0), 5.0, 1e-6);
+    EXPECT_NEAR(clipGradNorm({g}, 1.0).item<double>(), 5.0, 1e-6);
     EXPECT_NEAR(g.parameters[0].grad()[0].item<float>(), 0.6f, 1e-6);
     EXPECT_NEAR(g.parameters[1].grad()[0].item<float>(), 0.8f, 1e-6);
-    EXPECT_NEAR(clipGradNorm({g}, 10.0), 1.0, 1e-5); // below the maximum: unchanged
+    EXPECT_NEAR(clipGradNorm({g}, 10.0).item<double>(), 1.0, 1e-5); // below the maximum: unchanged
     EXPECT_NEAR(g.parameters[1].grad()[0].item<float>(), 0.8f, 1e-6);
 }
 
