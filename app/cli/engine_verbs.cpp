@@ -1,5 +1,6 @@
 #include "engine_verbs.h"
 
+#include "engine/base/nvml_probe.h"
 #include "engine/base/runtime_info.h"
 #include "engine/dataset/demo_data.h"
 #include "bench_verbs.h"
@@ -43,6 +44,7 @@ void addInfo(CLI::App &app, CliContext &context)
                 {"torch_threads", r.torchThreads},
                 {"cuda_devices", r.cudaDevices},
                 {"driver_gpus", found.driverGpus},
+                {"nvml", engine::nvmlProblem().empty() ? nlohmann::json("loaded") : nlohmann::json(engine::nvmlProblem())},
                 {"devices", devices}};
             std::ostringstream text;
             text << "Lathe          " << r.lathe << "\nLibTorch       " << r.libtorch
@@ -51,6 +53,9 @@ void addInfo(CLI::App &app, CliContext &context)
                  << "\nTorch threads  " << r.torchThreads << "\nCUDA devices   " << r.cudaDevices;
             if (r.cudaDevices == 0 && found.driverGpus > 0)
                 text << " (the driver sees " << found.driverGpus << " GPU(s); this LibTorch cannot use them)";
+            text << "\nNVML           "
+                 << (engine::nvmlProblem().empty() ? std::string("loaded (GPU utilisation in the live view)")
+                                                   : "not loaded: " + engine::nvmlProblem());
             text << "\nDevices       ";
             for (const engine::ComputeDevice &d : found.devices)
                 text << ' ' << d.id << " (" << d.name << ')';

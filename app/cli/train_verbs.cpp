@@ -100,6 +100,11 @@ void printProgress(const nlohmann::json &e)
              << e.value(key::kLoss, 0.0) << "  lr " << e.value(key::kLr, 0.0) << "  " << std::setprecision(1) << std::fixed
              << e.value(key::kImagesPerSecond, 0.0) << " img/s  input wait " << 100 * e.value(key::kInputWaitFraction, 0.0)
              << "%";
+        if (e.contains(key::kGpuMemoryAllocatedMiB))
+            line << "  GPU memory " << std::setprecision(0) << e.value(key::kGpuMemoryAllocatedMiB, 0.0) << " MiB (peak "
+                 << e.value(key::kGpuMemoryPeakMiB, 0.0) << ", reserved " << e.value(key::kGpuMemoryReservedMiB, 0.0) << ")";
+        if (e.contains(key::kGpuUtilization))
+            line << "  GPU busy " << 100 * e.value(key::kGpuUtilization, 0.0) << "%";
     } else if (t == type::kEpoch) {
         line << "epoch " << e.value(key::kEpoch, 0) + 1 << "  train_loss " << e.value("train_loss", 0.0) << "  train_top1 "
              << e.value("train_top1", 0.0);

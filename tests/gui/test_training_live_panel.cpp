@@ -70,6 +70,27 @@ private Q_SLOTS:
                  qPrintable(status.last().first().toString()));
     }
 
+    // A step event from a CUDA rank carries the GPU's memory and utilisation (as the trainer's
+    // addGpuFigures writes them): the status line shows them; a CPU run's line has none.
+    void aGpuRunShowsItsMemoryAndUtilisation()
+    {
+        TrainingLivePanel panel;
+        QSignalSpy status(&panel, &TrainingLivePanel::statusChanged);
+        panel.startRun(false);
+        const double t = now();
+        panel.addEvents({stepEvent(1, t)});
+        QVERIFY(!status.last().first().toString().contains(QStringLiteral("GPU")));
+        QJsonObject gpu = stepEvent(2, t + 1);
+        gpu.insert(QLatin1String(event_key::kGpuMemoryAllocatedMiB), 512.4);
+        gpu.insert(QLatin1String(event_key::kGpuMemoryPeakMiB), 920.0);
+        gpu.insert(QLatin1String(event_key::kGpuMemoryReservedMiB), 960.0);
+        gpu.insert(QLatin1String(event_key::kGpuUtilization), 0.97);
+        panel.addEvents({gpu});
+        const QString line = status.last().first().toString();
+        QVERIFY2(line.contains(QStringLiteral("GPU memory 512 MiB (peak 920 MiB, reserved 960 MiB), GPU busy 97 %")),
+                 qPrintable(line));
+    }
+
     // A resumed run counts its own steps, from the step it resumed at.
     void aResumedRunCountsItsOwnSteps()
     {

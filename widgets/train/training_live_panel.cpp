@@ -154,13 +154,22 @@ QString TrainingLivePanel::stepStatus(const QJsonObject &event)
     QString eta;
     if (m_totalSteps > 0 && rate > 0)
         eta = tr(", about %1 left").arg(formatDuration(double(std::max<qint64>(0, m_totalSteps - step)) / rate));
+    // On a GPU: its memory (the caching allocator's) and, where NVML loaded, how busy it was.
+    QString gpu;
+    if (field(event, event_key::kGpuMemoryAllocatedMiB).isDouble())
+        gpu = tr(", GPU memory %1 MiB (peak %2 MiB, reserved %3 MiB)")
+                  .arg(locale.toString(field(event, event_key::kGpuMemoryAllocatedMiB).toDouble(), 'f', 0))
+                  .arg(locale.toString(field(event, event_key::kGpuMemoryPeakMiB).toDouble(), 'f', 0))
+                  .arg(locale.toString(field(event, event_key::kGpuMemoryReservedMiB).toDouble(), 'f', 0));
+    if (field(event, event_key::kGpuUtilization).isDouble())
+        gpu += tr(", GPU busy %1 %").arg(locale.toString(100 * field(event, event_key::kGpuUtilization).toDouble(), 'f', 0));
     return tr("Epoch %1, step %2 — loss %3, %4 images/s, input wait %5 %%6")
         .arg(field(event, event_key::kEpoch).toInt() + 1)
         .arg(locale.toString(step))
         .arg(field(event, event_key::kLoss).toDouble(), 0, 'f', 4)
         .arg(locale.toString(field(event, event_key::kImagesPerSecond).toDouble(), 'f', 0))
         .arg(locale.toString(100 * field(event, event_key::kInputWaitFraction).toDouble(), 'f', 1))
-        .arg(eta);
+        .arg(gpu + eta);
 }
 
 QString TrainingLivePanel::pausedStatus() const

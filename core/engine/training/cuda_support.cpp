@@ -47,6 +47,18 @@ void resetCudaPeak(const torch::Device &device)
 #endif
 }
 
+void synchronizeDevice(const torch::Device &device)
+{
+#ifdef LATHE_HAVE_CUDA
+    if (device.is_cuda()) {
+        c10::cuda::CUDAGuard guard(device.index());
+        c10::cuda::device_synchronize();
+    }
+#else
+    (void)device;
+#endif
+}
+
 std::string cudaPciBusId(const torch::Device &device)
 {
 #ifdef LATHE_HAVE_CUDA

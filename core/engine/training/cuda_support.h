@@ -24,6 +24,8 @@ struct CudaMemory
 };
 std::optional<CudaMemory> cudaMemory(const torch::Device &device); // nullopt on the CPU
 void resetCudaPeak(const torch::Device &device);
+// Waits until the device has run everything queued on it (a no-op on the CPU): for timings.
+void synchronizeDevice(const torch::Device &device);
 // "00000000:17:00.0" for a CUDA device (NVML's key for it); empty on the CPU or without CUDA.
 std::string cudaPciBusId(const torch::Device &device);
 

@@ -1,5 +1,7 @@
 #include "engine/training/trainer.h"
 
+#include "engine/training/cuda_support.h"
+
 #include "engine/base/cpu_block_cache.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
@@ -12,6 +14,7 @@
 #include "engine/run/run_events.h"
 #include "engine/run/run_folder.h"
 #include "engine/run/run_layout.h"
+#include "engine/training/cuda_support.h"
 #include "engine/training/devices.h"
 #include "engine/training/distributed.h"
 #include "engine/training/feature_cache.h"
@@ -26,6 +29,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -283,6 +287,8 @@ json benchTrain(const TrainBenchOptions &o)
     spec.arch = o.arch;
     spec.head.numClasses = o.numClasses;
     std::shared_ptr<models::Classifier> model = buildModel(spec).classifier;
+    if (device.is_cuda())
+        at::globalContext().setBenchmarkCuDNN(true); // as training does
     model->to(device);
     model->train();
     if (o.channelsLast)
@@ -308,9 +314,11 @@ json benchTrain(const TrainBenchOptions &o)
     const torch::Tensor y = torch::randint(o.numClasses, {o.batchSize}, torch::TensorOptions().dtype(torch::kInt64).device(device));
     const bool autocast = o.precision != "fp32";
     const at::ScalarType type = o.precision == "fp16" ? at::kHalf : at::kBFloat16;
-    // Where a step's time goes (CPU: the operations run synchronously): forward with the loss,
-    // backward, optimizer step; summed over the timed steps.
+    // Where a step's time goes (CPU: the operations run synchronously; on CUDA the phases only
+    // time the kernels' launches): forward with the loss, backward, optimizer step; summed over
+    // the timed steps. The losses are summed on the device and read once, as training does.
     double phase[3] = {0, 0, 0};
+    torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions(torch::kFloat64).device(device));
     const auto step = [&] {
         Clock::time_point t0 = Clock::now();
         clearGradients(*optimizer);
@@ -327,17 +335,19 @@ json benchTrain(const TrainBenchOptions &o)
         t0 = Clock::now();
         scaler.step(*optimizer);
         scaler.update();
-        const double value = loss.item<double>();
+        lossSum.add_(loss.detach());
         phase[2] += secondsSince(t0);
-        return value;
     };
     for (int i = 0; i < 3; ++i)
         step();
+    synchronizeDevice(device);
+    resetCudaPeak(device);
     std::fill(std::begin(phase), std::end(phase), 0.0);
     const Clock::time_point start = Clock::now();
     const std::clock_t cpuStart = std::clock(); // all of the process's threads
     for (int i = 0; i < o.steps; ++i)
         step();
+    const bool finite = std::isfinite(lossSum.item<double>()); // waits for the last step
     const double seconds = secondsSince(start);
     const double cpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     const char *waitPolicy = std::getenv("OMP_WAIT_POLICY");
@@ -362,6 +372,8 @@ json benchTrain(const TrainBenchOptions &o)
             {"cpu_block_cache_mb", cache.installed ? double(cache.capBytes) / (1 << 20) : 0.0},
             {"cpu_block_cache_hits", cache.hits},
             {"cpu_block_cache_misses", cache.misses},
+            {"loss_finite", finite},
+            {"gpu_memory_peak_mib", cudaMemory(device) ? json(cudaMemory(device)->peakAllocatedMiB) : json(nullptr)},
             {"images_per_s", double(o.batchSize) * o.steps / seconds}};
 }
 

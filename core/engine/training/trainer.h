@@ -138,7 +138,8 @@ struct TrainBenchOptions
     int threads = 0;      // torch intra-op threads; 0: all cores
 };
 // {"arch", "optimizer", "batch", "image_size", "precision", "threads", "steps", "step_ms", "cpu_ms_per_step",
-//  "images_per_s", "channels_last", "omp_wait_policy", "omp_spin_count"}
+//  "images_per_s", "channels_last", "omp_wait_policy", "omp_spin_count", "loss_finite", "gpu_memory_peak_mib"
+//  (null on the CPU)}
 nlohmann::json benchTrain(const TrainBenchOptions &options);
 
 } // namespace lathe::engine
