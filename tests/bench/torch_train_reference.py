@@ -1,12 +1,21 @@
 """Training throughput of torchvision models in PyTorch, the peer of `lathe-cli bench train`.
 
-Usage: .venv/bin/python torch_train_reference.py --arch resnet18 [--image-size 64] [--batch 32]
-       [--steps 20] [--threads 2] [--optimizer sgd|adamw] [--precision fp32|bf16]
+Usage: python torch_train_reference.py --arch resnet18 [--image-size 64] [--batch 32] [--steps 20]
+       [--threads 2] [--optimizer sgd|adamw] [--precision fp32|bf16|fp16] [--device cpu|cuda:0]
+       [--channels-last] [--compile]
 Synthetic data (random tensors), train mode, PyTorch's recommended defaults: SGD (lr 0.01,
 momentum 0.9) or AdamW (lr 1e-3, weight decay 0.01), each with its default implementation (on the
-CPU the per-tensor loop: PyTorch picks foreach kernels only for CUDA tensors); bf16 through
-torch.autocast("cpu", torch.bfloat16). 3 warm-up steps, then the timed steps. Prints one JSON line with the same keys as `lathe-cli bench train`; cpu_ms_per_step is
-the CPU time of all the process's threads (spinning OpenMP threads count).
+CPU the per-tensor loop: PyTorch picks foreach kernels only for CUDA tensors). bf16 and fp16
+through torch.autocast on the device (fp16 only on CUDA, with torch.amp.GradScaler, as
+`lathe-cli bench train`); on CUDA cudnn.benchmark is on, as in PyTorch's performance guide.
+--channels-last puts the model and the batch in channels-last memory format; --compile runs the
+model through torch.compile (default mode), its compilation inside the warm-up steps and timed
+apart (compile_s). 3 warm-up steps, then the timed steps; every step ends with loss.item(), as
+Lathe's, so a CUDA step is complete when timed. Prints one JSON line with the same keys as
+`lathe-cli bench train`; cpu_ms_per_step is the CPU time of all the process's threads (spinning
+OpenMP threads count); the forward/backward/optimizer split is the host's view (on CUDA the
+kernels run asynchronously, so most of a step lands where it waits). On CUDA the line also has
+max_memory_allocated_mb and max_memory_reserved_mb (torch.cuda's peaks over the timed steps).
 """
 import argparse
 import json
@@ -23,35 +32,50 @@ def main():
     p.add_argument("--image-size", type=int, default=64)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--steps", type=int, default=20)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=2, help="torch threads (0: PyTorch's default)")
     p.add_argument("--classes", type=int, default=1000)
     p.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
-    p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32")
+    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--channels-last", action="store_true")
+    p.add_argument("--compile", action="store_true")
     a = p.parse_args()
-    torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
+    cuda = device.type == "cuda"
+    if a.precision == "fp16" and not cuda:
+        p.error("fp16 needs a CUDA device; on CPU use bf16 or fp32")
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    if cuda:
+        torch.backends.cudnn.benchmark = True
     torch.manual_seed(0)
-    model = getattr(torchvision.models, a.arch)(num_classes=a.classes)
+    memory_format = torch.channels_last if a.channels_last else torch.contiguous_format
+    model = getattr(torchvision.models, a.arch)(num_classes=a.classes).to(device, memory_format=memory_format)
     model.train()
     if a.optimizer == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     else:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
-    bf16 = a.precision == "bf16"
-    x = torch.randn(a.batch, 3, a.image_size, a.image_size)
-    y = torch.randint(a.classes, (a.batch,))
+    forward = torch.compile(model) if a.compile else model
+    autocast = a.precision != "fp32"
+    dtype = torch.float16 if a.precision == "fp16" else torch.bfloat16
+    scaler = torch.amp.GradScaler(device.type, enabled=a.precision == "fp16")
+    x = torch.randn(a.batch, 3, a.image_size, a.image_size, device=device).contiguous(memory_format=memory_format)
+    y = torch.randint(a.classes, (a.batch,), device=device)
 
     phase = [0.0, 0.0, 0.0]  # forward with the loss, backward, optimizer step (as lathe-cli bench train)
 
     def step():
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            logits = model(x)
+        with torch.autocast(device.type, dtype=dtype, enabled=autocast):
+            logits = forward(x)
         loss = torch.nn.functional.cross_entropy(logits.float(), y)
         t1 = time.perf_counter()
-        loss.backward()
+        scaler.scale(loss).backward()
         t2 = time.perf_counter()
-        opt.step()
+        scaler.step(opt)
+        scaler.update()
         value = loss.item()
         t3 = time.perf_counter()
         phase[0] += t1 - t0
@@ -59,24 +83,37 @@ def main():
         phase[2] += t3 - t2
         return value
 
-    for _ in range(3):
+    warmup_start = time.perf_counter()
+    step()
+    first_step_s = time.perf_counter() - warmup_start
+    for _ in range(2):
         step()
     phase[:] = [0.0, 0.0, 0.0]
+    if cuda:
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
     start = time.perf_counter()
     cpu_start = time.process_time()
     for _ in range(a.steps):
         step()
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    print(json.dumps({"arch": a.arch, "batch": a.batch, "image_size": a.image_size, "precision": a.precision,
-                      "optimizer": a.optimizer,
-                      "threads": torch.get_num_threads(), "steps": a.steps,
-                      "step_ms": seconds * 1000 / a.steps, "cpu_ms_per_step": cpu_seconds * 1000 / a.steps,
-                      "forward_ms": phase[0] * 1000 / a.steps, "backward_ms": phase[1] * 1000 / a.steps,
-                      "optimizer_ms": phase[2] * 1000 / a.steps,
-                      "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
-                      "images_per_s": a.batch * a.steps / seconds,
-                      "torch": torch.__version__}))
+    result = {"arch": a.arch, "batch": a.batch, "image_size": a.image_size, "precision": a.precision,
+              "optimizer": a.optimizer, "device": a.device, "channels_last": a.channels_last,
+              "compile": a.compile, "threads": torch.get_num_threads(), "steps": a.steps,
+              "step_ms": seconds * 1000 / a.steps, "cpu_ms_per_step": cpu_seconds * 1000 / a.steps,
+              "forward_ms": phase[0] * 1000 / a.steps, "backward_ms": phase[1] * 1000 / a.steps,
+              "optimizer_ms": phase[2] * 1000 / a.steps,
+              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+              "images_per_s": a.batch * a.steps / seconds,
+              "torch": torch.__version__}
+    if a.compile:
+        result["compile_s"] = first_step_s  # the first step: tracing, compiling and running it
+    if cuda:
+        result["gpu"] = torch.cuda.get_device_name(device)
+        result["max_memory_allocated_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+        result["max_memory_reserved_mb"] = torch.cuda.max_memory_reserved(device) / 2**20
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
