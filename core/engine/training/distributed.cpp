@@ -430,6 +430,36 @@ void RankGroup::allReduceSum(torch::Tensor &tensor)
     }
 }
 
+RankGroup::Pending RankGroup::allReduceSumAsync(torch::Tensor &tensor)
+{
+    std::vector<at::Tensor> tensors{tensor};
+    c10d::AllreduceOptions options;
+    options.reduceOp = c10d::ReduceOp::SUM;
+    Pending pending;
+    pending.m_group = this;
+    try {
+        auto work = m_impl->group->allreduce(tensors, options);
+        using WorkPtr = decltype(work); // c10d::Work in 2.x, ProcessGroup::Work in 1.13
+        pending.m_work = std::make_shared<WorkPtr>(std::move(work));
+        pending.m_wait = [](void *w) { (*static_cast<WorkPtr *>(w))->wait(); };
+    } catch (const std::exception &e) {
+        fail("an all-reduce", e);
+    }
+    return pending;
+}
+
+void RankGroup::Pending::wait()
+{
+    if (!m_work)
+        return;
+    const std::shared_ptr<void> work = std::move(m_work);
+    try {
+        m_wait(work.get());
+    } catch (const std::exception &e) {
+        m_group->fail("an all-reduce", e);
+    }
+}
+
 void RankGroup::broadcast(torch::Tensor &tensor, int root)
 {
     std::vector<at::Tensor> tensors{tensor};

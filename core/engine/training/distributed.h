@@ -66,6 +66,23 @@ public:
     void allReduceSum(torch::Tensor &tensor);          // in place
     void broadcast(torch::Tensor &tensor, int root);   // in place
 
+    // An all-reduce under way (Gloo works on its own threads, NCCL on its own stream). wait()
+    // returns when the sum is in the tensor (on CUDA: when the current stream is ordered after
+    // it), or throws EngineError as the blocking calls do. Every pending collective must be
+    // waited for before the group is destroyed.
+    class Pending
+    {
+    public:
+        void wait();
+
+    private:
+        friend class RankGroup;
+        RankGroup *m_group = nullptr;
+        std::shared_ptr<void> m_work; // the c10d work
+        void (*m_wait)(void *) = nullptr;
+    };
+    Pending allReduceSumAsync(torch::Tensor &tensor); // in place, when waited for
+
 private:
     [[noreturn]] void fail(const std::string &what, const std::exception &e);
 

@@ -365,6 +365,8 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
         torch::Tensor scaled = m_accumulate > 1 ? loss / double(m_accumulate) : loss;
         if (m_scaler->enabled())
             scaled = m_scaler->scale(scaled);
+        if (m_buckets && pending.microBatches + 1 == m_accumulate)
+            m_buckets->arm(); // this backward completes the step's gradients
         if (!pending.badLoss)
             scaled.backward();
         if (m_graph && pending.microBatches == 0)
@@ -394,7 +396,9 @@ void RankTrainer::captureStep(const torch::Tensor &x, const torch::Tensor &targe
 {
     std::unique_ptr<CudaStepGraph> graph = std::move(m_graph);
     std::string why;
-    if (m_accumulate > 1)
+    if (m_group)
+        why = "several ranks all-reduce gradients while backward runs";
+    else if (m_accumulate > 1)
         why = "optimizer.accumulate_steps adds gradients over micro-batches";
     else if (m_scaler->enabled())
         why = "fp16's loss scale changes between steps";
@@ -504,56 +508,19 @@ RankTrainer::StepOutcome RankTrainer::optimizerStep(const PendingStep &pending)
     return out;
 }
 
-// Sums the gradients of all ranks (bucketed: few large all-reduce calls) and divides by the
-// world size; flags ride along in the last bucket.
+// Every rank's gradients averaged (GradientBuckets: all-reduced while backward ran; here only
+// what is left is waited for), then the flags summed over the ranks.
 void RankTrainer::allReduceGradients(torch::Tensor &flags)
 {
     if (!m_group)
         return;
     const Clock::time_point start = Clock::now();
-    constexpr std::int64_t kBucketElements = 8 << 20;
-    std::vector<std::int64_t> bucketBytes;
-    std::vector<torch::Tensor> grads;
-    for (ParameterGroup &g : m_groups)
-        for (torch::Tensor &p : g.parameters) {
-            if (!p.grad().defined())
-                p.mutable_grad() = torch::zeros_like(p);
-            grads.push_back(p.grad());
-        }
-    const double world = m_s.worldSize;
-    std::size_t i = 0;
-    while (i < grads.size() || flags.defined()) {
-        std::vector<torch::Tensor> pieces;
-        std::vector<torch::Tensor> members;
-        std::int64_t elements = 0;
-        while (i < grads.size() && (pieces.empty() || elements + grads[i].numel() <= kBucketElements) &&
-               (pieces.empty() || grads[i].scalar_type() == members.front().scalar_type())) {
-            pieces.push_back(grads[i].reshape(-1));
-            members.push_back(grads[i]);
-            elements += grads[i].numel();
-            ++i;
-        }
-        const bool last = i >= grads.size();
-        const std::int64_t flagCount = last ? flags.numel() : 0;
-        if (last)
-            pieces.push_back(flags.to(pieces.empty() ? torch::kFloat32 : pieces.front().scalar_type()));
-        torch::Tensor flat = torch::cat(pieces);
-        if (!m_bucketsLogged)
-            bucketBytes.push_back(flat.numel() * std::int64_t(flat.element_size()));
-        m_group->allReduceSum(flat);
-        std::int64_t offset = 0;
-        for (torch::Tensor &g : members) {
-            g.copy_(flat.narrow(0, offset, g.numel()).view(g.sizes()).div(world));
-            offset += g.numel();
-        }
-        if (last) {
-            flags = flat.narrow(0, offset, flagCount).to(torch::kFloat32);
-            break;
-        }
-    }
+    m_buckets->finish();
+    m_group->allReduceSum(flags);
     m_stepEvents.intervalCommSeconds += secondsSince(start);
     if (!m_bucketsLogged) {
         m_bucketsLogged = true;
+        const std::vector<std::int64_t> bucketBytes = m_buckets->bucketBytes();
         std::int64_t total = 0;
         std::ostringstream sizes;
         for (std::size_t b = 0; b < bucketBytes.size(); ++b) {
@@ -561,9 +528,10 @@ void RankTrainer::allReduceGradients(torch::Tensor &flags)
             total += bucketBytes[b];
         }
         emit({{event_key::kType, event_type::kLog},
-              {event_key::kMessage, "gradient all-reduce: " + std::to_string(bucketBytes.size()) + " bucket(s) a step, " +
-                                        sizes.str() + " MiB (" + std::to_string(total) + " bytes) over " +
-                                        std::to_string(m_s.worldSize) + " ranks"}});
+              {event_key::kMessage, "gradient all-reduce: " + std::to_string(bucketBytes.size()) +
+                                        " bucket(s) a step, overlapping backward, " + sizes.str() + " MiB (" +
+                                        std::to_string(total) + " bytes) over " + std::to_string(m_s.worldSize) +
+                                        " ranks"}});
     }
 }
 
@@ -621,6 +589,13 @@ void RankTrainer::updateParameterGroups(int epoch)
         loadOptimizerState(*m_optimizer, groups, state);
     m_groups = std::move(groups);
     m_groupNames = std::move(names);
+    if (m_group) {
+        std::vector<torch::Tensor> trainable;
+        for (const ParameterGroup &g : m_groups)
+            trainable.insert(trainable.end(), g.parameters.begin(), g.parameters.end());
+        m_buckets.reset(); // its hooks go before the new ones come
+        m_buckets = std::make_unique<GradientBuckets>(*m_group, trainable, kBucketElements);
+    }
 }
 
 // ---- the end of an epoch --------------------------------------------------------------------

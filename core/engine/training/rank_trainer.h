@@ -11,6 +11,7 @@
 #include "engine/training/early_stopping.h"
 #include "engine/training/feature_cache.h"
 #include "engine/training/grad_scaler.h"
+#include "engine/training/gradient_buckets.h"
 #include "engine/training/loss_functions.h"
 #include "engine/training/lr_schedule.h"
 #include "engine/training/run_setup.h"
@@ -68,6 +69,8 @@ private:
     };
     // cuda.host_sync_steps 0 on CUDA: the host reads the device's sums and flags this often.
     static constexpr int kCudaSyncSteps = 25;
+    // Elements per gradient all-reduce bucket (32 MiB of float32; PyTorch's DDP uses 25 MiB).
+    static constexpr std::int64_t kBucketElements = 8 << 20;
     // When the current epoch started, and its seconds before that (a resumed epoch's first part).
     struct EpochClock
     {
@@ -140,6 +143,7 @@ private:
     torch::Device m_device;
     std::shared_ptr<models::Classifier> m_model;
     std::unique_ptr<RankGroup> m_group;
+    std::unique_ptr<GradientBuckets> m_buckets; // with m_group: the trainable parameters' buckets
     bool m_cached = false;
     bool m_autocast = false;
     at::ScalarType m_autocastType = at::kBFloat16;
