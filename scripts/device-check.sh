@@ -7,14 +7,15 @@
 #               PNG), lathe-cli convert to shards
 #   train       a real short run on those shards (run config checked by lathe-cli config check):
 #               the input pipeline feeding the device; from metrics.jsonl images/s, input wait,
-#               and every gpu_memory_* key the step events carry
+#               and every gpu_* key the step events carry (memory, utilisation)
 #   nccl        the same kind of run launched as torchrun would at world size 1 (RANK, WORLD_SIZE,
 #               MASTER_ADDR, MASTER_PORT): NCCL on CUDA, Gloo on the CPU
 #   bench       lathe-cli bench train against PyTorch (tests/bench/torch_train_reference.py) with
 #               AMP and channels-last, eager and torch.compile: ResNet-50 224 px batch 256 bf16
 #               and fp16, ResNet-18 224 px batch 256 bf16, ViT-B/16 224 px batch 128 bf16
 #   gpu_memory  the memory figures gathered: the card's peak used memory (nvidia-smi, sampled every
-#               250 ms) during each part, PyTorch's own peaks, the run's gpu_memory_* keys
+#               250 ms) during each part, each bench side's peak allocated memory (its
+#               gpu_memory_peak_mib), the runs' gpu_* keys
 # With --device cpu the same parts run at tiny sizes (64 px, batch 8, 3 steps; ViT at 224 px batch
 # 2) so the check finishes in about a minute on 2 cores, and the JSON has the same shape
 # (tests/integration/device_check_cpu.sh validates it); gpu and gpu_memory are "skipped" there.
@@ -438,7 +439,7 @@ def run_config(sizes, path):
 
 def run_summary(run_dir, name):
     """What metrics.jsonl says: the step events' figures (the first step event, which holds the
-    warm-up, left out where there are more), every key with "memory" in it, the epoch's result."""
+    warm-up, left out where there are more), every gpu_* or *memory* key, the epoch's result."""
     for file in ("config.json", "metrics.jsonl", "log.txt"):
         if os.path.exists(os.path.join(run_dir, file)):
             shutil.copy(os.path.join(run_dir, file), os.path.join(LOGS, f"{name}.{file}"))
@@ -459,7 +460,7 @@ def run_summary(run_dir, name):
     memory = {}
     for e in events:
         for key, value in e.items():
-            if "memory" in key and isinstance(value, (int, float)):
+            if (key.startswith("gpu_") or "memory" in key) and isinstance(value, (int, float)):
                 m = memory.setdefault(key, {"max": value, "last": value})
                 m["max"], m["last"] = max(m["max"], value), value
     summary["memory_keys"] = memory
@@ -579,10 +580,10 @@ if CUDA:
               "total_mib": report["parts"]["gpu"].get("result", {}).get("memory_total_mib"),
               "train_run_keys": report["parts"]["train"].get("result", {}).get("memory_keys", {}),
               "nccl_run_keys": report["parts"]["nccl"].get("result", {}).get("memory_keys", {}),
-              "pytorch_peaks_mb": {
-                  f"{e['id']}-{k}": {m: e[k]["result"][m] for m in ("max_memory_allocated_mb", "max_memory_reserved_mb")
-                                     if m in e[k]["result"]}
-                  for e in rows for k in ("pytorch_eager", "pytorch_compile") if e[k].get("result")}}
+              # Peak allocated MiB of each bench side (lathe-cli's and torch.cuda's own count).
+              "bench_peak_allocated_mib": {
+                  f"{e['id']}-{k}": e[k]["result"].get("gpu_memory_peak_mib")
+                  for e in rows for k in ("lathe", "pytorch_eager", "pytorch_compile") if e[k].get("result")}}
     if not peaks and not memory["train_run_keys"]:
         memory.update(status="failed", error="no figure: nvidia-smi gave no samples and the run no gpu_memory_* key")
     finish("gpu_memory", memory)

@@ -10,15 +10,17 @@ through torch.autocast on the device (fp16 only on CUDA, with torch.amp.GradScal
 `lathe-cli bench train`); on CUDA cudnn.benchmark is on, as in PyTorch's performance guide.
 --channels-last puts the model and the batch in channels-last memory format; --compile runs the
 model through torch.compile (default mode), its compilation inside the warm-up steps and timed
-apart (compile_s). 3 warm-up steps, then the timed steps; every step ends with loss.item(), as
-Lathe's, so a CUDA step is complete when timed. Prints one JSON line with the same keys as
-`lathe-cli bench train`; cpu_ms_per_step is the CPU time of all the process's threads (spinning
-OpenMP threads count); the forward/backward/optimizer split is the host's view (on CUDA the
-kernels run asynchronously, so most of a step lands where it waits). On CUDA the line also has
-max_memory_allocated_mb and max_memory_reserved_mb (torch.cuda's peaks over the timed steps).
+apart (compile_s). 3 warm-up steps, then the timed steps; as `lathe-cli bench train`, the losses
+are summed on the device and read once after the last step, which the timing waits for. Prints
+one JSON line with the same keys as `lathe-cli bench train`; cpu_ms_per_step is the CPU time of
+all the process's threads (spinning OpenMP threads count); the forward/backward/optimizer split
+is the host's view (on CUDA it times the kernels' launches only). On CUDA gpu_memory_peak_mib is
+torch.cuda's peak allocated memory over the timed steps (Lathe's key), gpu_memory_reserved_peak_mib
+the caching allocator's peak reserve.
 """
 import argparse
 import json
+import math
 import os
 import time
 
@@ -64,6 +66,7 @@ def main():
     y = torch.randint(a.classes, (a.batch,), device=device)
 
     phase = [0.0, 0.0, 0.0]  # forward with the loss, backward, optimizer step (as lathe-cli bench train)
+    loss_sum = torch.zeros((), dtype=torch.float64, device=device)
 
     def step():
         t0 = time.perf_counter()
@@ -76,15 +79,15 @@ def main():
         t2 = time.perf_counter()
         scaler.step(opt)
         scaler.update()
-        value = loss.item()
+        loss_sum.add_(loss.detach())
         t3 = time.perf_counter()
         phase[0] += t1 - t0
         phase[1] += t2 - t1
         phase[2] += t3 - t2
-        return value
 
     warmup_start = time.perf_counter()
     step()
+    loss_sum.item()  # the first step run, compiled first with --compile
     first_step_s = time.perf_counter() - warmup_start
     for _ in range(2):
         step()
@@ -96,6 +99,7 @@ def main():
     cpu_start = time.process_time()
     for _ in range(a.steps):
         step()
+    finite = math.isfinite(loss_sum.item())  # waits for the last step
     seconds = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     result = {"arch": a.arch, "batch": a.batch, "image_size": a.image_size, "precision": a.precision,
@@ -104,15 +108,15 @@ def main():
               "step_ms": seconds * 1000 / a.steps, "cpu_ms_per_step": cpu_seconds * 1000 / a.steps,
               "forward_ms": phase[0] * 1000 / a.steps, "backward_ms": phase[1] * 1000 / a.steps,
               "optimizer_ms": phase[2] * 1000 / a.steps,
-              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+              "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""), "loss_finite": finite,
               "images_per_s": a.batch * a.steps / seconds,
               "torch": torch.__version__}
     if a.compile:
         result["compile_s"] = first_step_s  # the first step: tracing, compiling and running it
     if cuda:
         result["gpu"] = torch.cuda.get_device_name(device)
-        result["max_memory_allocated_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
-        result["max_memory_reserved_mb"] = torch.cuda.max_memory_reserved(device) / 2**20
+        result["gpu_memory_peak_mib"] = torch.cuda.max_memory_allocated(device) / 2**20
+        result["gpu_memory_reserved_peak_mib"] = torch.cuda.max_memory_reserved(device) / 2**20
     print(json.dumps(result))
 
 
