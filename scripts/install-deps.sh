@@ -24,6 +24,9 @@ PACKAGES=(
   libcpp-httplib-dev wrk
   # the TFLite exporter: FlatBuffers compiler (flatc generates the schema subset's C++ header) and headers
   flatbuffers-compiler libflatbuffers-dev
+  # the engine bundle (scripts/make-engine-bundle.sh: RPATHs, the reference BLAS and LAPACK's liblapack.a;
+  # tested with patchelf 0.14.3, debootstrap 1.0.128) and its chroot test (tests/bundle/chroot_test.sh)
+  patchelf libblas3 liblapack-dev debootstrap
   # real data for the demo and the tests
   dataset-fashion-mnist darknet opencv-doc
   # the project venv (scripts/install-python.sh) is made with the Python on PATH, or Debian's with venv

@@ -2,7 +2,8 @@
 # The relocatable engine bundle (README: Engine bundle): lathe-cli of the engine-only build and
 # every shared library it needs that a machine with only a CUDA PyTorch wheel and a driver lacks.
 # The machine's own LibTorch and CUDA libraries are used, found by the launcher.
-#   scripts/make-engine-bundle.sh [OUT_DIR]     (default: build-engine/bundle)
+#   scripts/make-engine-bundle.sh [OUT_DIR]     (default: engine-bundle/ in the checkout, where
+#                                               scripts/device-check.sh looks first; git ignores it)
 #   LATHE_CLI=path      the engine-only lathe-cli to bundle (default build-engine/app/lathe-cli,
 #                       built under the build lock when missing)
 #   LATHE_TORCH_LIB=dir the LibTorch it was built against (default: the torch/lib in its RUNPATH)
@@ -27,7 +28,7 @@
 # Fails when the bundle is over LATHE_BUNDLE_MAX_MIB (48) MiB or a library cannot be resolved.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-OUT="${1:-$ROOT/build-engine/bundle}"
+OUT="${1:-$ROOT/engine-bundle}"
 CLI="${LATHE_CLI:-$ROOT/build-engine/app/lathe-cli}"
 MAX_MIB="${LATHE_BUNDLE_MAX_MIB:-48}"
 ARCH_LIB=/usr/lib/x86_64-linux-gnu
@@ -66,6 +67,10 @@ STUBBED=" libgdal.so.32 libgdcmMSFF.so.3.0 libgdcmDSED.so.3.0 libOpenEXR-3_1.so.
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# OUT is replaced: only when it is empty or an earlier bundle (rm -rf of a wrong argument is no risk).
+if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -f "$OUT/MANIFEST.txt" ]; then
+  die "$OUT is neither empty nor an engine bundle; name a new folder"
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/share/lathe"
 
@@ -96,7 +101,9 @@ make_min_lapack() {
   [ -n "$syms" ] || die "$core imports nothing from LAPACK"
   local gfortran
   gfortran=$(resolve libgfortran.so.5 "$ARCH_LIB/lapack/liblapack.so.3")
-  gcc -shared -o "$TMP/liblapack.so.3" -Wl,-soname,liblapack.so.3 $(printf -- '-Wl,-u,%s ' $syms) \
+  local undefined=() sym
+  for sym in $syms; do undefined+=("-Wl,-u,$sym"); done
+  gcc -shared -o "$TMP/liblapack.so.3" -Wl,-soname,liblapack.so.3 "${undefined[@]}" \
     "$ARCH_LIB/lapack/liblapack.a" "$ARCH_LIB/blas/libblas.so.3" "$gfortran" -lm \
     || die "linking the LAPACK subset from $ARCH_LIB/lapack/liblapack.a (Debian liblapack-dev)"
 }
@@ -108,8 +115,8 @@ make_stub() {
   {
     echo '#include <stdio.h>'
     echo '#include <stdlib.h>'
-    echo "static void lathe_missing(void) { fputs(\"lathe-cli (engine bundle): $name was left out of the bundle"\
-" (GDAL, DICOM and OpenEXR images are not read by this build)\\n\", stderr); abort(); }"
+    local message="lathe-cli (engine bundle): $name was left out of the bundle (GDAL, DICOM and OpenEXR images are not read by this build)"
+    echo "static void lathe_missing(void) { fputs(\"$message\\n\", stderr); abort(); }"
     while read -r sym type size; do
       [ -n "$sym" ] || continue
       case "$sym" in *@*) die "$name: $sym is a versioned symbol, which the stub cannot give" ;; esac
@@ -119,8 +126,8 @@ make_stub() {
         # (4 x Imath::V2f), made by this constructor:
         _ZN7Imf_3_114ChromaticitiesC[12]ERKN9Imath_3_14Vec2IfEES5_S5_S5_)
           echo "__attribute__((visibility(\"default\"))) void f$i(float *, const float *, const float *, const float *, const float *) __asm__(\"$sym\");"
-          echo "void f$i(float *c, const float *r, const float *g, const float *b, const float *w)"\
-" { c[0] = r[0]; c[1] = r[1]; c[2] = g[0]; c[3] = g[1]; c[4] = b[0]; c[5] = b[1]; c[6] = w[0]; c[7] = w[1]; }"
+          echo "void f$i(float *c, const float *r, const float *g, const float *b, const float *w)"
+          echo "{ c[0] = r[0]; c[1] = r[1]; c[2] = g[0]; c[3] = g[1]; c[4] = b[0]; c[5] = b[1]; c[6] = w[0]; c[7] = w[1]; }"
           i=$((i + 1)); continue ;;
         # GDAL's decoder, made with the others, registers GDAL's drivers: here none (GDALOpen, only
         # reached with cv::IMREAD_LOAD_GDAL, stays a stub).
@@ -131,7 +138,7 @@ make_stub() {
       case "$type" in
         T|W|i) echo "__attribute__((visibility(\"default\"))) void f$i(void) __asm__(\"$sym\");"
                echo "void f$i(void) { lathe_missing(); }" ;;
-        *)     echo "__attribute__((visibility(\"default\"))) char o$i[$((16#$size > 0 ? 16#$size : 1))] __asm__(\"$sym\");" ;;
+        *)     echo "__attribute__((visibility(\"default\"))) char o${i}[$((16#$size > 0 ? 16#$size : 1))] __asm__(\"$sym\");" ;;
       esac
       i=$((i + 1))
     done < <(imported_from "$name" "$real")
@@ -142,13 +149,13 @@ make_stub() {
 
 # Walk the NEEDED graph from lathe-cli: bundle what neither the system nor torch provides.
 cp "$CLI" "$OUT/bin/lathe-cli"
-declare -A DONE=() STUBS=() TORCH_USED=()
+declare -A SEEN=() STUBS=() TORCH_USED=()
 queue=("$CLI")
 while [ ${#queue[@]} -gt 0 ]; do
   file="${queue[0]}"; queue=("${queue[@]:1}")
   for name in $(needed "$file"); do
-    [ -z "${DONE[$name]:-}" ] || continue
-    DONE[$name]=1
+    [ -z "${SEEN[$name]:-}" ] || continue
+    SEEN[$name]=1
     case "$SYSTEM_LIBS" in *" $name "*) continue ;; esac
     case "$STUBBED" in *" $name "*) STUBS[$name]=$(resolve "$name" "$file"); continue ;; esac
     case "$name" in
