@@ -35,7 +35,8 @@
 #             build-engine/app/lathe-cli, else build/app/lathe-cli (of this checkout)
 #   --out     default: $OUT (the device tool's), else ./device-check-out
 #   --python  the Python with torch and torchvision for the peer: default $LATHE_PYTHON, else the
-#             project venv .venv/bin/python, else python3 (the GPU machine's, which has them)
+#             project venv .venv/bin/python, else python3 (the GPU machine's, which has them); the
+#             parts get it as LATHE_PYTHON, so the bundle's launcher loads the same torch
 #   --compile auto: torch.compile on CUDA only (on the CPU inductor builds C++ per model, ~50 s for
 #             ResNet-18 here, so the rows say "skipped" with that reason); on/off: always/never
 #   --images  synthetic (default; the GPU machine has no Fashion-MNIST) or demo (lathe-cli
@@ -112,6 +113,8 @@ def default_cli():
 
 
 CLI = os.path.abspath(a.cli) if a.cli else default_cli()
+# The bundle's launcher takes LibTorch from this Python's torch: the peer's, so both sides run the same.
+os.environ["LATHE_PYTHON"] = PYTHON
 PEER = os.path.join(ROOT, "tests/bench/torch_train_reference.py")
 
 
