@@ -33,6 +33,21 @@ torch::Tensor activate(Activation activation, const torch::Tensor &x)
     return x;
 }
 
+BatchNormImpl::BatchNormImpl(std::int64_t features)
+    : torch::nn::BatchNorm2dImpl(features)
+{
+}
+
+BatchNormImpl::BatchNormImpl(const torch::nn::BatchNorm2dOptions &options)
+    : torch::nn::BatchNorm2dImpl(options)
+{
+}
+
+torch::Tensor BatchNormImpl::forward(const torch::Tensor &x)
+{
+    return m_trainingForward && is_training() ? m_trainingForward(*this, x) : torch::nn::BatchNorm2dImpl::forward(x);
+}
+
 ConvBnActImpl::ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride,
                              std::int64_t groups, Activation activation, BatchNormParams batchNorm)
     : m_activation(activation)
@@ -43,7 +58,7 @@ ConvBnActImpl::ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t ker
                                                          .groups(groups)
                                                          .bias(false)));
     m_bn = register_module(
-        "1", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out).eps(batchNorm.eps).momentum(batchNorm.momentum)));
+        "1", BatchNorm(torch::nn::BatchNorm2dOptions(out).eps(batchNorm.eps).momentum(batchNorm.momentum)));
     if (activation != Activation::None)
         register_module("2", torch::nn::Functional([activation](torch::Tensor x) { return activate(activation, x); }));
 }

@@ -4,6 +4,7 @@
 #include "engine/models/networks/families.h"
 
 #include "engine/base/engine_error.h"
+#include "engine/models/networks/blocks.h"
 #include "engine/models/networks/head.h"
 
 #include <torch/nn/functional/pooling.h>
@@ -35,20 +36,20 @@ public:
         const std::int64_t outPlanes = planes * (bottleneck ? 4 : 1);
         if (bottleneck) {
             m_conv1 = register_module("conv1", conv(inPlanes, planes, 1, 1));
-            m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
+            m_bn1 = register_module("bn1", BatchNorm(planes));
             m_conv2 = register_module("conv2", conv(planes, planes, 3, stride));
-            m_bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
+            m_bn2 = register_module("bn2", BatchNorm(planes));
             m_conv3 = register_module("conv3", conv(planes, outPlanes, 1, 1));
-            m_bn3 = register_module("bn3", torch::nn::BatchNorm2d(outPlanes));
+            m_bn3 = register_module("bn3", BatchNorm(outPlanes));
         } else {
             m_conv1 = register_module("conv1", conv(inPlanes, planes, 3, stride));
-            m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
+            m_bn1 = register_module("bn1", BatchNorm(planes));
             m_conv2 = register_module("conv2", conv(planes, planes, 3, 1));
-            m_bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
+            m_bn2 = register_module("bn2", BatchNorm(planes));
         }
         if (stride != 1 || inPlanes != outPlanes) {
             m_downsample = register_module("downsample", torch::nn::Sequential(conv(inPlanes, outPlanes, 1, stride),
-                                                                               torch::nn::BatchNorm2d(outPlanes)));
+                                                                               BatchNorm(outPlanes)));
         }
     }
 
@@ -68,7 +69,7 @@ public:
 private:
     bool m_bottleneck;
     torch::nn::Conv2d m_conv1{nullptr}, m_conv2{nullptr}, m_conv3{nullptr};
-    torch::nn::BatchNorm2d m_bn1{nullptr}, m_bn2{nullptr}, m_bn3{nullptr};
+    BatchNorm m_bn1{nullptr}, m_bn2{nullptr}, m_bn3{nullptr};
     torch::nn::Sequential m_downsample{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
@@ -80,7 +81,7 @@ public:
         : m_dropout(headDropout(head, 0.0))
     {
         m_conv1 = register_module("conv1", conv(inChannels, 64, 7, 2));
-        m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(64));
+        m_bn1 = register_module("bn1", BatchNorm(64));
         std::int64_t inPlanes = 64;
         for (int i = 0; i < 4; ++i) {
             const std::int64_t planes = std::int64_t(64) << i;
@@ -132,7 +133,7 @@ private:
     double m_dropout;
     std::int64_t m_embeddingSize = 0;
     torch::nn::Conv2d m_conv1{nullptr};
-    torch::nn::BatchNorm2d m_bn1{nullptr};
+    BatchNorm m_bn1{nullptr};
     std::vector<torch::nn::Sequential> m_layers;
     HiddenLayer m_hidden;
     torch::nn::Linear m_fc{nullptr};
