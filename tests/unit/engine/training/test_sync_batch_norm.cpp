@@ -313,6 +313,52 @@ TEST(ConvertToSyncBatchNorm, ResNet18KeepsItsTensorsAndNamesAndAloneEqualsTheUnc
     EXPECT_EQ(calls, 40);
 }
 
+TEST(ConvertToSyncBatchNorm, TwoRanksOfAConvertedResNet18EqualOneModelOnTheWholeBatch)
+{
+    torch::manual_seed(4);
+    const torch::Tensor x = torch::randn({6, 3, 48, 48});
+    const torch::Tensor upstream = torch::randn({6, 10});
+    auto whole = resnet18();
+    whole->train();
+    const torch::Tensor expected = whole->forward(x);
+    (expected * upstream).sum().backward();
+
+    auto rendezvous = RankRendezvous::inProcess();
+    std::vector<std::shared_ptr<models::Classifier>> replicas{resnet18(), resnet18()};
+    std::vector<torch::Tensor> outputs(2);
+    std::vector<std::exception_ptr> errors(2);
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < 2; ++rank) {
+        threads.emplace_back([&, rank] {
+            try {
+                RankGroup group(rendezvous, rank, 2, torch::kCPU, std::string(), std::chrono::seconds(60));
+                models::Classifier &model = *replicas[std::size_t(rank)];
+                EXPECT_EQ(convertToSyncBatchNorm(model, [&group](torch::Tensor &t) { group.allReduceSum(t); }), 20);
+                model.train();
+                const torch::Tensor y = model.forward(x.narrow(0, 3 * rank, 3));
+                (y * upstream.narrow(0, 3 * rank, 3)).sum().backward();
+                outputs[std::size_t(rank)] = y.detach();
+            } catch (...) {
+                errors[std::size_t(rank)] = std::current_exception();
+            }
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    for (const std::exception_ptr &e : errors)
+        if (e)
+            std::rethrow_exception(e);
+
+    EXPECT_TRUE(near(torch::cat(outputs), expected, 1e-4));
+    const auto grads0 = replicas[0]->named_parameters(), grads1 = replicas[1]->named_parameters();
+    for (const auto &item : whole->named_parameters())
+        EXPECT_TRUE(near(grads0[item.key()].grad() + grads1[item.key()].grad(), item.value().grad(), 1e-4))
+            << item.key();
+    const auto buffers0 = replicas[0]->named_buffers();
+    for (const auto &item : whole->named_buffers())
+        EXPECT_TRUE(near(buffers0[item.key()], item.value())) << item.key();
+}
+
 TEST(ConvertToSyncBatchNorm, MobileNetV3AndEfficientNetConvertEveryBatchNorm)
 {
     HeadOptions head;
