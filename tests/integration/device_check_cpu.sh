@@ -85,8 +85,11 @@ for name in ("train", "nccl"):
     check(number(r.get("epoch_images_per_s")), f"{name}: epoch images/s")
 nccl = parts["nccl"]
 check(nccl.get("backend") == "gloo" and nccl.get("launch", {}).get("WORLD_SIZE") == "1", "nccl: gloo, world size 1")
-check(isinstance(nccl.get("process_group_said"), bool) and isinstance(nccl.get("process_group_lines"), list),
+check(nccl.get("process_group_said") is True and isinstance(nccl.get("process_group_lines"), list),
       "nccl: process_group_said, process_group_lines")
+# A launcher's single rank trains in a process group of its own, as DDP's would (Gloo here).
+check(any("Gloo process group of 1 rank" in line for line in nccl["process_group_lines"]),
+      f"nccl: no Gloo process group of 1 rank in {nccl['process_group_lines']}")
 
 bench = parts["bench"]
 check(bench.get("compile") is False and "--compile on" in bench.get("compile_skipped", ""), "bench: compile skipped")

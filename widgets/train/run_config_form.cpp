@@ -72,7 +72,8 @@ const QStringList kGroupOrder = {QStringLiteral("basic"),          QStringLitera
                                  QStringLiteral("loss"),           QStringLiteral("early_stopping"),
                                  QStringLiteral("ema"),            QStringLiteral("checkpoints"),
                                  QStringLiteral("data"),           QStringLiteral("feature_cache"),
-                                 QStringLiteral("reproducibility"), QStringLiteral("distributed")};
+                                 QStringLiteral("cuda"),           QStringLiteral("reproducibility"),
+                                 QStringLiteral("distributed")};
 
 // The group of a field: "basic" (training length, rate and schedule), "run" (precision and
 // devices), else its section's (but warm-up, in front of any schedule, and the seed, as "run" is
@@ -500,6 +501,7 @@ QString RunConfigForm::sectionTitle(const QString &section)
         {QStringLiteral("early_stopping"), QT_TR_NOOP("Early stopping")},
         {QStringLiteral("ema"), QT_TR_NOOP("Weight averaging (EMA)")},
         {QStringLiteral("feature_cache"), QT_TR_NOOP("Feature cache")},
+        {QStringLiteral("cuda"), QT_TR_NOOP("NVIDIA GPUs")},
         {QStringLiteral("distributed"), QT_TR_NOOP("Several machines")},
         {QStringLiteral("data"), QT_TR_NOOP("Data")},
     };
@@ -535,6 +537,7 @@ QString RunConfigForm::optionLabel(const QString &option)
         {QStringLiteral("balanced_sampler"), QT_TR_NOOP("Balanced sampler")},
         {QStringLiteral("sqrt_sampler"), QT_TR_NOOP("Square-root sampler")},
         {QStringLiteral("off"), QT_TR_NOOP("Off")},
+        {QStringLiteral("on"), QT_TR_NOOP("On")},
         {QStringLiteral("auto"), QT_TR_NOOP("Automatic")},
         {QStringLiteral("fixed_views"), QT_TR_NOOP("Fixed views")},
     };
@@ -551,6 +554,7 @@ QString RunConfigForm::fieldLabel(const QString &field)
         {QStringLiteral("data.workers"), QT_TR_NOOP("Pipeline threads:")},
         {QStringLiteral("data.cache_mb"), QT_TR_NOOP("Image cache (MB):")},
         {QStringLiteral("data.channels_last"), QT_TR_NOOP("Channels-last memory:")},
+        {QStringLiteral("data.device_normalize"), QT_TR_NOOP("Normalise on the device:")},
         {QStringLiteral("data.balance"), QT_TR_NOOP("Class balance:")},
         {QStringLiteral("data.folds"), QT_TR_NOOP("Cross-validation folds:")},
         {QStringLiteral("data.fold"), QT_TR_NOOP("Held-out fold:")},
@@ -601,6 +605,8 @@ QString RunConfigForm::fieldLabel(const QString &field)
         {QStringLiteral("ema.decay"), QT_TR_NOOP("Decay:")},
         {QStringLiteral("feature_cache.mode"), QT_TR_NOOP("Mode:")},
         {QStringLiteral("feature_cache.views"), QT_TR_NOOP("Augmented views:")},
+        {QStringLiteral("cuda.graphs"), QT_TR_NOOP("CUDA graphs:")},
+        {QStringLiteral("cuda.host_sync_steps"), QT_TR_NOOP("Read losses every (steps):")},
         {QStringLiteral("distributed.nnodes"), QT_TR_NOOP("Machines:")},
         {QStringLiteral("distributed.node_rank"), QT_TR_NOOP("This machine's rank:")},
         {QStringLiteral("distributed.master"), QT_TR_NOOP("Master (host:port):")},

@@ -52,7 +52,8 @@ const QString kConfigKey = QStringLiteral("train.config");
 // The sections of the run config this page's forms edit (data and model have their own controls).
 const QStringList kFormSections = {QStringLiteral("optimizer"), QStringLiteral("schedule"), QStringLiteral("loss"),
                                    QStringLiteral("run"), QStringLiteral("checkpoints"), QStringLiteral("early_stopping"),
-                                   QStringLiteral("ema"), QStringLiteral("feature_cache"), QStringLiteral("data")};
+                                   QStringLiteral("ema"), QStringLiteral("feature_cache"), QStringLiteral("data"),
+                                   QStringLiteral("cuda")};
 
 // A new run folder's name: the start time and the backbone, e.g. 20250101-120000-resnet18.
 QString newRunName(const nlohmann::json &config)

@@ -137,8 +137,8 @@ struct CudaConfig
     bool graphs = false;
     // The loss and accuracy sums stay on the device and the host reads them every this many
     // steps (and for each step event, checkpoint and epoch end): no synchronisation per step. A
-    // non-finite loss is then found at the next read. 0: every step on the CPU (where reading is
-    // free), at step events only on CUDA.
+    // non-finite loss (and a cancel of several ranks) is then acted on at the next multiple.
+    // 0: every step on the CPU (where reading is free), every 25 steps on CUDA.
     int hostSyncSteps = 0;
 };
 

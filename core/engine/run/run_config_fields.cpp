@@ -391,7 +391,7 @@ const std::vector<Field> &fields()
         t.push_back(boolField("cuda.graphs", LATHE_MEMBER(cuda.graphs),
                               "Capture forward, loss and backward as one CUDA graph and replay it each step (static shapes; the log names the reason when a run cannot be captured and trains eagerly)."));
         t.push_back(intField("cuda.host_sync_steps", LATHE_MEMBER(cuda.hostSyncSteps), NumberRange().ge(0).le(1000000),
-                             "Steps between the host's reads of the loss and accuracy sums kept on the device (also read for each step event, checkpoint and epoch end); 0: every step on the CPU, at step events on CUDA."));
+                             "Steps between the host's reads of the loss and accuracy sums kept on the device (also read for each step event, checkpoint and epoch end; cancels and non-finite losses are acted on at these multiples); 0: every step on the CPU, every 25 on CUDA."));
 
         t.push_back(intField("distributed.nnodes", LATHE_MEMBER(distributed.nnodes), NumberRange().ge(1).le(4096),
                              "Machines taking part in the run."));

@@ -43,7 +43,12 @@ GradientBuckets::~GradientBuckets()
 void GradientBuckets::arm()
 {
     std::lock_guard<std::mutex> lock(m_mutex);
+    reset();
     m_armed = true;
+}
+
+void GradientBuckets::reset()
+{
     m_nextToStart = 0;
     std::fill(m_got.begin(), m_got.end(), false);
     for (Bucket &b : m_buckets) {
@@ -87,6 +92,8 @@ void GradientBuckets::start(Bucket &bucket)
 void GradientBuckets::finish()
 {
     std::unique_lock<std::mutex> lock(m_mutex);
+    if (!m_armed)
+        reset(); // no backward filled the buckets: every gradient is taken as it is now
     torch::NoGradGuard noGrad;
     for (std::size_t k = 0; k < m_parameters.size(); ++k) {
         if (m_got[k])

@@ -48,6 +48,7 @@ private:
         bool started = false;
     };
     void onGradient(std::size_t parameter, const torch::Tensor &grad);
+    void reset();             // under m_mutex: no gradient in, no bucket started
     void startReadyBuckets(); // under m_mutex: buckets start in order
     void start(Bucket &bucket);
 

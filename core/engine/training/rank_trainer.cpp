@@ -2,6 +2,7 @@
 
 #include "engine/base/nvml_probe.h"
 #include "engine/training/device_feed.h"
+#include "engine/training/sync_batch_norm.h"
 
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
@@ -97,10 +98,14 @@ void RankTrainer::setUp()
 {
     const RunConfig &c = m_config;
     at::set_num_threads(m_s.threadsPerRank);
-    if (m_s.worldSize > 1)
+    if (m_s.usesProcessGroup())
         m_group = std::make_unique<RankGroup>(m_s.rendezvous, m_rank, m_s.worldSize, m_device,
                                               m_s.launch.multiProcess() ? m_s.launch.master : std::string(),
                                               std::chrono::seconds(c.distributed.timeoutSeconds));
+    if (m_group)
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, std::string("distributed: ") + (m_device.is_cuda() ? "NCCL" : "Gloo") +
+                                        " process group of " + std::to_string(m_s.worldSize) + " rank(s)"}});
     m_cached = m_s.cache != nullptr;
     m_syncSteps = c.cuda.hostSyncSteps > 0 ? c.cuda.hostSyncSteps : m_device.is_cuda() ? kCudaSyncSteps : 1;
     m_deviceSums = torch::zeros({3}, torch::TensorOptions(torch::kFloat64).device(m_device));
@@ -119,6 +124,13 @@ void RankTrainer::setUp()
         toChannelsLast(*m_model);
     if (m_group)
         broadcastFromRankZero();
+    if (m_group && m_s.worldSize > 1 && c.distributed.syncBatchNorm && !m_cached) {
+        const int layers = convertToSyncBatchNorm(*m_model, [group = m_group.get()](torch::Tensor &t) { group->allReduceSum(t); });
+        emit({{event_key::kType, event_type::kLog},
+              {event_key::kMessage, "distributed.sync_batch_norm: " + std::to_string(layers) +
+                                        " BatchNorm layers normalise with the statistics of all " +
+                                        std::to_string(m_s.worldSize) + " ranks' batches"}});
+    }
 
     makeBatchSources();
     m_accumulate = std::max(1, c.optimizer.accumulateSteps);
@@ -680,8 +692,9 @@ void RankTrainer::syncBatchNorm()
 {
     if (!m_group || !m_config.distributed.syncBatchNorm || m_cached)
         return;
-    // Running statistics averaged across ranks at the end of each epoch (not per batch as
-    // PyTorch's SyncBatchNorm does): the evaluated model is the same on every rank.
+    // Running statistics averaged across ranks at the end of each epoch, so the evaluated model
+    // is the same on every rank: SyncBatchNorm's layers have equal ones already; this reaches
+    // those it cannot (a TorchScript backbone's).
     torch::NoGradGuard noGrad;
     for (auto &entry : m_model->named_buffers()) {
         const std::string &name = entry.key();

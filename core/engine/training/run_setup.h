@@ -90,6 +90,10 @@ struct RunSetup
     // The process of rank 0 owns the run folder; the others write nothing there (it may be on a
     // shared path, or only on rank 0's disk).
     bool ownsRunFolder() const { return firstRank == 0; }
+    // Ranks meet in a process group when there are several, and a single rank does when a
+    // launcher started it (torchrun, Slurm, RANK/WORLD_SIZE), as DDP does: such a run goes
+    // through the same collectives (NCCL on CUDA) as a larger one.
+    bool usesProcessGroup() const { return worldSize > 1 || launch.source != "config"; }
     void log(const std::string &message) { emit({{event_key::kType, event_type::kLog}, {event_key::kMessage, message}}); }
 };
 

@@ -179,24 +179,20 @@ Tensor syncBatchNorm(torch::nn::BatchNorm2dImpl &bn, const Tensor &input, const 
 
 int convertToSyncBatchNorm(torch::nn::Module &model, AllReduceSum allReduceSum)
 {
-    std::vector<models::BatchNormImpl *> layers;
+    int converted = 0;
     for (const auto &item : model.named_modules("", /*include_self=*/true)) {
-        if (auto *bn = item.value()->as<models::BatchNorm>()) {
-            layers.push_back(bn);
-        } else if (item.value()->as<torch::nn::BatchNorm2d>()) {
-            throw EngineError("distributed.sync_batch_norm: the BatchNorm2d '" + item.key() +
-                              "' is one its model calls directly, which cannot be synchronised across ranks");
-        }
-    }
-    for (models::BatchNormImpl *bn : layers) {
+        const auto bn = std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(item.value());
+        if (!bn)
+            continue;
         if (allReduceSum)
-            bn->setTrainingForward([allReduceSum](torch::nn::BatchNorm2dImpl &module, const Tensor &x) {
+            models::setBatchNormForward(bn, [allReduceSum](torch::nn::BatchNorm2dImpl &module, const Tensor &x) {
                 return syncBatchNorm(module, x, allReduceSum);
             });
         else
-            bn->setTrainingForward(nullptr);
+            models::setBatchNormForward(bn, nullptr);
+        ++converted;
     }
-    return int(layers.size());
+    return converted;
 }
 
 } // namespace lathe::engine

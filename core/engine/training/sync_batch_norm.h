@@ -37,14 +37,14 @@ torch::Tensor syncBatchNorm(torch::nn::BatchNorm2dImpl &bn, const torch::Tensor 
                             const AllReduceSum &allReduceSum);
 
 // torch.nn.SyncBatchNorm.convert_sync_batchnorm for Lathe's backbones: hands the training-mode
-// forward of every BatchNorm2d in the model (models::BatchNorm, engine/models/networks/blocks.h)
-// to syncBatchNorm over allReduceSum. The modules stay where they are, so the parameters,
-// buffers, their names, the state_dict, checkpoints and BatchNorm freezing (eval mode: running
+// forward of every BatchNorm2d in the model to syncBatchNorm over allReduceSum
+// (models::setBatchNormForward; the backbones call their batch norms through models::batchNorm,
+// engine/models/networks/blocks.h). The modules stay where they are, so the parameters, buffers,
+// their names, the state_dict, checkpoints and BatchNorm freezing (eval mode: running
 // statistics, no communication) are unchanged. An empty allReduceSum gives them back their own
 // forward. Returns the number of layers converted. Call it once the model is on its device and
 // only with more than one rank: with one, the results equal BatchNorm2d's up to rounding, at the
-// cost of a slower forward. Throws EngineError, converting nothing, when the model holds a
-// torch::nn::BatchNorm2d of another kind (its parent calls it directly, out of reach).
+// cost of a slower forward.
 int convertToSyncBatchNorm(torch::nn::Module &model, AllReduceSum allReduceSum);
 
 } // namespace lathe::engine

@@ -113,7 +113,7 @@ json runTraining(RunSetup &s)
         for (int r = 0; r < s.localRanks; ++r)
             ranks.push_back(s.firstRank + r);
         s.rendezvous->startHeartbeat(ranks);
-    } else if (s.worldSize > 1) {
+    } else if (s.usesProcessGroup()) {
         s.rendezvous = RankRendezvous::inProcess();
     }
 

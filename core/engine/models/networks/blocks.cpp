@@ -5,7 +5,10 @@
 #include <torch/nn/modules/container/functional.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace lathe::engine::models {
@@ -33,19 +36,60 @@ torch::Tensor activate(Activation activation, const torch::Tensor &x)
     return x;
 }
 
-BatchNormImpl::BatchNormImpl(std::int64_t features)
-    : torch::nn::BatchNorm2dImpl(features)
+namespace {
+
+// The layers whose training forward was handed over, by address; the weak pointer tells a live
+// layer from a destroyed one whose address was reused.
+struct HandedOver
 {
+    std::weak_ptr<torch::nn::BatchNorm2dImpl> layer;
+    BatchNormForward forward;
+};
+std::mutex g_handedOverMutex;
+std::unordered_map<const torch::nn::BatchNorm2dImpl *, HandedOver> g_handedOver;
+std::atomic<std::size_t> g_handedOverCount{0}; // batchNorm()'s lock-free way out when none is
+
+BatchNormForward handedOverForward(const torch::nn::BatchNorm2dImpl &layer)
+{
+    if (g_handedOverCount.load(std::memory_order_relaxed) == 0)
+        return {};
+    std::lock_guard<std::mutex> lock(g_handedOverMutex);
+    const auto it = g_handedOver.find(&layer);
+    if (it == g_handedOver.end())
+        return {};
+    if (it->second.layer.lock().get() != &layer) {
+        g_handedOver.erase(it);
+        g_handedOverCount = g_handedOver.size();
+        return {};
+    }
+    return it->second.forward;
 }
 
-BatchNormImpl::BatchNormImpl(const torch::nn::BatchNorm2dOptions &options)
-    : torch::nn::BatchNorm2dImpl(options)
+} // namespace
+
+void setBatchNormForward(const std::shared_ptr<torch::nn::BatchNorm2dImpl> &layer, BatchNormForward forward)
 {
+    std::lock_guard<std::mutex> lock(g_handedOverMutex);
+    for (auto it = g_handedOver.begin(); it != g_handedOver.end();)
+        it = it->second.layer.expired() ? g_handedOver.erase(it) : std::next(it);
+    if (forward)
+        g_handedOver[layer.get()] = {layer, std::move(forward)};
+    else
+        g_handedOver.erase(layer.get());
+    g_handedOverCount = g_handedOver.size();
 }
 
-torch::Tensor BatchNormImpl::forward(const torch::Tensor &x)
+bool hasBatchNormForward(const torch::nn::BatchNorm2dImpl &layer)
 {
-    return m_trainingForward && is_training() ? m_trainingForward(*this, x) : torch::nn::BatchNorm2dImpl::forward(x);
+    return bool(handedOverForward(layer));
+}
+
+torch::Tensor batchNorm(torch::nn::BatchNorm2dImpl &layer, const torch::Tensor &x)
+{
+    if (layer.is_training())
+        if (const BatchNormForward forward = handedOverForward(layer))
+            return forward(layer, x);
+    return layer.forward(x);
 }
 
 ConvBnActImpl::ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t kernel, std::int64_t stride,
@@ -58,14 +102,14 @@ ConvBnActImpl::ConvBnActImpl(std::int64_t in, std::int64_t out, std::int64_t ker
                                                          .groups(groups)
                                                          .bias(false)));
     m_bn = register_module(
-        "1", BatchNorm(torch::nn::BatchNorm2dOptions(out).eps(batchNorm.eps).momentum(batchNorm.momentum)));
+        "1", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out).eps(batchNorm.eps).momentum(batchNorm.momentum)));
     if (activation != Activation::None)
         register_module("2", torch::nn::Functional([activation](torch::Tensor x) { return activate(activation, x); }));
 }
 
 torch::Tensor ConvBnActImpl::forward(const torch::Tensor &x)
 {
-    torch::Tensor y = m_bn->forward(m_conv->forward(x));
+    torch::Tensor y = models::batchNorm(*m_bn, m_conv->forward(x));
     // ReLU in place (its backward needs only its output; batch norm's only its input), as
     // torchvision's ReLU(inplace=True). Hardswish and SiLU need their input for the backward
     // pass, so in place would only trade the new tensor for autograd's saved copy.

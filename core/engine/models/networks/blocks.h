@@ -33,33 +33,21 @@ struct BatchNormParams
     double momentum = 0.1;
 };
 
-// torch::nn::BatchNorm2d whose training-mode forward another function can take over: the
-// data-parallel ranks' SyncBatchNorm does (engine/training/sync_batch_norm.h). The options,
-// parameters, buffers and their names are BatchNorm2d's, and as<torch::nn::BatchNorm2d>() finds
-// it. The backbones call their batch norms through members and Sequential, which a
-// replace_module would not reach, so they build this one.
-class BatchNormImpl : public torch::nn::BatchNorm2dImpl
-{
-public:
-    // Called instead of BatchNorm2d's forward while the module is training.
-    using TrainingForward = std::function<torch::Tensor(torch::nn::BatchNorm2dImpl &, const torch::Tensor &)>;
-
-    explicit BatchNormImpl(std::int64_t features);
-    explicit BatchNormImpl(const torch::nn::BatchNorm2dOptions &options);
-
-    torch::Tensor forward(const torch::Tensor &x);
-
-    // An empty function gives the forward back to BatchNorm2d.
-    void setTrainingForward(TrainingForward forward) { m_trainingForward = std::move(forward); }
-    bool hasTrainingForward() const { return bool(m_trainingForward); }
-
-private:
-    TrainingForward m_trainingForward;
-};
-TORCH_MODULE(BatchNorm);
+// The training-mode forward of a BatchNorm2d layer can be handed to another function: the
+// data-parallel ranks' SyncBatchNorm does (engine/training/sync_batch_norm.h). The backbones call
+// their batch norms through batchNorm(), which runs the handed-over function while the layer
+// trains and the layer's own forward otherwise. The layers stay torch::nn::BatchNorm2d (their
+// names, tensors, freezing and export are untouched); a destroyed layer's function is forgotten.
+// (A subclass of BatchNorm2dImpl would be simpler, but Debian's LibTorch 1.13 does not export
+// what its vtable needs.) Thread-safe.
+using BatchNormForward = std::function<torch::Tensor(torch::nn::BatchNorm2dImpl &, const torch::Tensor &)>;
+// An empty forward gives the layer back its own.
+void setBatchNormForward(const std::shared_ptr<torch::nn::BatchNorm2dImpl> &layer, BatchNormForward forward);
+bool hasBatchNormForward(const torch::nn::BatchNorm2dImpl &layer);
+torch::Tensor batchNorm(torch::nn::BatchNorm2dImpl &layer, const torch::Tensor &x);
 
 // Conv2dNormActivation: "0" the bias-free convolution (padding (kernel - 1) / 2), "1"
-// BatchNorm, "2" the activation (parameterless, registered only when there is one).
+// BatchNorm2d, "2" the activation (parameterless, registered only when there is one).
 class ConvBnActImpl : public torch::nn::Module
 {
 public:
@@ -71,7 +59,7 @@ public:
 private:
     Activation m_activation;
     torch::nn::Conv2d m_conv{nullptr};
-    BatchNorm m_bn{nullptr};
+    torch::nn::BatchNorm2d m_bn{nullptr};
 };
 TORCH_MODULE(ConvBnAct);
 

@@ -36,20 +36,20 @@ public:
         const std::int64_t outPlanes = planes * (bottleneck ? 4 : 1);
         if (bottleneck) {
             m_conv1 = register_module("conv1", conv(inPlanes, planes, 1, 1));
-            m_bn1 = register_module("bn1", BatchNorm(planes));
+            m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
             m_conv2 = register_module("conv2", conv(planes, planes, 3, stride));
-            m_bn2 = register_module("bn2", BatchNorm(planes));
+            m_bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
             m_conv3 = register_module("conv3", conv(planes, outPlanes, 1, 1));
-            m_bn3 = register_module("bn3", BatchNorm(outPlanes));
+            m_bn3 = register_module("bn3", torch::nn::BatchNorm2d(outPlanes));
         } else {
             m_conv1 = register_module("conv1", conv(inPlanes, planes, 3, stride));
-            m_bn1 = register_module("bn1", BatchNorm(planes));
+            m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
             m_conv2 = register_module("conv2", conv(planes, planes, 3, 1));
-            m_bn2 = register_module("bn2", BatchNorm(planes));
+            m_bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
         }
         if (stride != 1 || inPlanes != outPlanes) {
             m_downsample = register_module("downsample", torch::nn::Sequential(conv(inPlanes, outPlanes, 1, stride),
-                                                                               BatchNorm(outPlanes)));
+                                                                               torch::nn::BatchNorm2d(outPlanes)));
         }
     }
 
@@ -58,18 +58,21 @@ public:
         // In place where autograd allows, as torchvision (ReLU(inplace=True), out += identity):
         // ReLU's backward needs only its output and batch norm's only its input, so the
         // activations are not allocated twice.
-        torch::Tensor out = m_bn1->forward(m_conv1->forward(x)).relu_();
-        out = m_bn2->forward(m_conv2->forward(out));
+        torch::Tensor out = batchNorm(*m_bn1, m_conv1->forward(x)).relu_();
+        out = batchNorm(*m_bn2, m_conv2->forward(out));
         if (m_bottleneck)
-            out = m_bn3->forward(m_conv3->forward(out.relu_()));
-        out.add_(m_downsample ? m_downsample->forward(x) : x);
+            out = batchNorm(*m_bn3, m_conv3->forward(out.relu_()));
+        // The Sequential names the downsample's tensors as torchvision does; its batch norm goes
+        // through batchNorm() as the others do.
+        out.add_(m_downsample ? batchNorm(*m_downsample[1]->as<torch::nn::BatchNorm2d>(), m_downsample[0]->as<torch::nn::Conv2d>()->forward(x))
+                              : x);
         return out.relu_();
     }
 
 private:
     bool m_bottleneck;
     torch::nn::Conv2d m_conv1{nullptr}, m_conv2{nullptr}, m_conv3{nullptr};
-    BatchNorm m_bn1{nullptr}, m_bn2{nullptr}, m_bn3{nullptr};
+    torch::nn::BatchNorm2d m_bn1{nullptr}, m_bn2{nullptr}, m_bn3{nullptr};
     torch::nn::Sequential m_downsample{nullptr};
 };
 TORCH_MODULE(ResidualBlock);
@@ -81,7 +84,7 @@ public:
         : m_dropout(headDropout(head, 0.0))
     {
         m_conv1 = register_module("conv1", conv(inChannels, 64, 7, 2));
-        m_bn1 = register_module("bn1", BatchNorm(64));
+        m_bn1 = register_module("bn1", torch::nn::BatchNorm2d(64));
         std::int64_t inPlanes = 64;
         for (int i = 0; i < 4; ++i) {
             const std::int64_t planes = std::int64_t(64) << i;
@@ -109,7 +112,7 @@ public:
 
     torch::Tensor featureMap(torch::Tensor x) override
     {
-        x = m_bn1->forward(m_conv1->forward(x)).relu_();
+        x = batchNorm(*m_bn1, m_conv1->forward(x)).relu_();
         x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
         for (auto &layer : m_layers)
             x = layer->forward(x);
@@ -133,7 +136,7 @@ private:
     double m_dropout;
     std::int64_t m_embeddingSize = 0;
     torch::nn::Conv2d m_conv1{nullptr};
-    BatchNorm m_bn1{nullptr};
+    torch::nn::BatchNorm2d m_bn1{nullptr};
     std::vector<torch::nn::Sequential> m_layers;
     HiddenLayer m_hidden;
     torch::nn::Linear m_fc{nullptr};

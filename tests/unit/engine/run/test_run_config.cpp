@@ -103,8 +103,8 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
         {"seed", 9223372036854775813ULL}, // above 2^63: kept exactly
         {"data",
          {{"shards", "/data/flowers"}, {"train_split", "training"}, {"val_split", "validation"}, {"image_size", 192},
-          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"balance", "class_weights"},
-          {"folds", 3}, {"fold", 2}}},
+          {"augment", augment}, {"workers", 3}, {"cache_mb", 512}, {"channels_last", true}, {"device_normalize", "on"},
+          {"balance", "class_weights"}, {"folds", 3}, {"fold", 2}}},
         {"model",
          {{"arch", "resnet50"},
           {"in_channels", 1},
@@ -132,6 +132,7 @@ TEST(RunConfig, RoundTripOfEveryFieldChanged)
         {"early_stopping", {{"enabled", true}, {"metric", "train_loss"}, {"patience", 8}, {"min_delta", 0.001}}},
         {"ema", {{"enabled", true}, {"decay", 0.99}}},
         {"feature_cache", {{"mode", "fixed_views"}, {"views", 4}}},
+        {"cuda", {{"graphs", true}, {"host_sync_steps", 10}}},
         {"distributed",
          {{"nnodes", 2}, {"node_rank", 1}, {"master", "10.0.0.1:29500"}, {"sync_batch_norm", true}, {"timeout_seconds", 60}}},
     };

@@ -373,17 +373,24 @@ TEST(ConvertToSyncBatchNorm, MobileNetV3AndEfficientNetConvertEveryBatchNorm)
     }
 }
 
-TEST(ConvertToSyncBatchNorm, ABatchNormOutOfReachIsRefusedAndNothingConverted)
+// models::batchNorm runs the handed-over forward only while the layer trains, and an empty
+// function gives the layer its own back.
+TEST(ConvertToSyncBatchNorm, HandedOverWhileTrainingAndGivenBack)
 {
-    torch::nn::Sequential model(models::BatchNorm(3), torch::nn::BatchNorm2d(3));
-    try {
-        convertToSyncBatchNorm(*model, [](torch::Tensor &) {});
-        FAIL() << "expected EngineError";
-    } catch (const EngineError &e) {
-        EXPECT_NE(std::string(e.what()).find("'1'"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("distributed.sync_batch_norm"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(model[0]->as<models::BatchNorm>()->hasTrainingForward());
+    torch::nn::BatchNorm2d bn(3);
+    torch::nn::Sequential model(bn);
+    int calls = 0;
+    EXPECT_EQ(convertToSyncBatchNorm(*model, [&calls](torch::Tensor &) { ++calls; }), 1);
+    EXPECT_TRUE(models::hasBatchNormForward(*bn));
+    const torch::Tensor x = torch::randn({4, 3, 5, 5});
+    bn->train();
+    models::batchNorm(*bn, x);
+    EXPECT_GT(calls, 0);
+    EXPECT_EQ(convertToSyncBatchNorm(*model, nullptr), 1);
+    EXPECT_FALSE(models::hasBatchNormForward(*bn));
+    calls = 0;
+    models::batchNorm(*bn, x);
+    EXPECT_EQ(calls, 0);
 }
 
 // ---- eval mode ---------------------------------------------------------------------------------
@@ -391,7 +398,7 @@ TEST(ConvertToSyncBatchNorm, ABatchNormOutOfReachIsRefusedAndNothingConverted)
 TEST(ConvertToSyncBatchNorm, EvalModeUsesRunningStatisticsWithoutCommunication)
 {
     torch::manual_seed(5);
-    models::BatchNorm bn(4);
+    torch::nn::BatchNorm2d bn(4);
     torch::nn::BatchNorm2d ref(4);
     {
         torch::NoGradGuard noGrad;
