@@ -724,10 +724,6 @@
         <translation>多机运行中各机器汇合的地址 &quot;HOST:PORT&quot;（节点 0 在此监听）。</translation>
     </message>
     <message>
-        <source>Average BatchNorm statistics across all ranks instead of per rank.</source>
-        <translation>在所有 rank 之间平均 BatchNorm 统计量，而不是每个 rank 各自统计。</translation>
-    </message>
-    <message>
         <source>Seconds a rank waits for the others (to join, in a gradient exchange) before the run fails naming the rank it lost.</source>
         <translation>一个 rank 等待其他 rank（加入运行、交换梯度）的秒数；超时后运行失败，并指出失去联系的 rank。</translation>
     </message>
@@ -758,6 +754,22 @@
     <message>
         <source>Asymmetric loss: probability margin below which negatives are ignored.</source>
         <translation>非对称损失：低于此概率裕度的负样本被忽略。</translation>
+    </message>
+    <message>
+        <source>Where pixels become normalised floats: on the rank&apos;s device from uint8 batches (on; a quarter of the bytes to copy), in the pipeline (off), or auto (on for CUDA ranks unless mixup or cutmix is on).</source>
+        <translation>像素在何处变为归一化的浮点数：在该 rank 的设备上由 uint8 批次归一化（on；复制的字节数为四分之一）、在数据管线中（off），或 auto（CUDA rank 上开启，除非启用了 mixup 或 cutmix）。</translation>
+    </message>
+    <message>
+        <source>Capture forward, loss and backward as one CUDA graph and replay it each step (static shapes; the log names the reason when a run cannot be captured and trains eagerly).</source>
+        <translation>将前向、损失和反向传播捕获为一个 CUDA 图，并在每一步重放（要求形状固定；无法捕获时运行以即时模式训练，日志会说明原因）。</translation>
+    </message>
+    <message>
+        <source>Steps between the host&apos;s reads of the loss and accuracy sums kept on the device (also read for each step event, checkpoint and epoch end; cancels and non-finite losses are acted on at these multiples); 0: every step on the CPU, every 25 on CUDA.</source>
+        <translation>主机读取保存在设备上的损失与准确率累计值的间隔步数（每个步骤事件、检查点和轮次结束时也会读取；取消和非有限损失在这些倍数步处理）；0：CPU 上每步读取，CUDA 上每 25 步读取。</translation>
+    </message>
+    <message>
+        <source>BatchNorm layers normalise with the statistics of all ranks&apos; batches together (PyTorch&apos;s SyncBatchNorm) instead of each rank&apos;s own.</source>
+        <translation>BatchNorm 层使用所有 rank 批次的合并统计量进行归一化（即 PyTorch 的 SyncBatchNorm），而不是各 rank 自己的统计量。</translation>
     </message>
 </context>
 <context>
@@ -4835,6 +4847,26 @@ Loss: %4</source>
         <source>Held-out fold:</source>
         <translation>留出折：</translation>
     </message>
+    <message>
+        <source>NVIDIA GPUs</source>
+        <translation>NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>Normalise on the device:</source>
+        <translation>在设备上归一化：</translation>
+    </message>
+    <message>
+        <source>CUDA graphs:</source>
+        <translation>CUDA 图：</translation>
+    </message>
+    <message>
+        <source>Read losses every (steps):</source>
+        <translation>读取损失的间隔（步）：</translation>
+    </message>
 </context>
 <context>
     <name>lathe::ui::RunOverlayPlot</name>
@@ -5955,6 +5987,14 @@ Index: %2</source>
     <message>
         <source>%1 at epoch %2, step %3: press Resume to continue.</source>
         <translation>%1（第 %2 轮，第 %3 步）：点击“继续”以继续。</translation>
+    </message>
+    <message>
+        <source>, GPU memory %1 MiB (peak %2 MiB, reserved %3 MiB)</source>
+        <translation>，GPU 显存 %1 MiB（峰值 %2 MiB，已保留 %3 MiB）</translation>
+    </message>
+    <message>
+        <source>, GPU busy %1 %</source>
+        <translation>，GPU 繁忙 %1 %</translation>
     </message>
 </context>
 <context>
