@@ -158,6 +158,7 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
 #ifdef LATHE_HAVE_CUDA
     if (!device.is_cuda())
         return "the device is " + device.str() + " (CUDA graphs need a CUDA device)";
+    const bool cache = at::autocast::is_autocast_cache_enabled();
     try {
         // Warm-up on a side stream: cuDNN's benchmark, the allocator's pools and lazy
         // initialisations happen outside the capture.
@@ -178,7 +179,6 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
         warm.block(current);
         clearGradients();
         // Autocast's cache of cast weights would hold tensors from outside the graph's pool.
-        const bool cache = at::autocast::is_autocast_cache_enabled();
         at::autocast::set_autocast_cache_enabled(false);
         auto graph = std::make_unique<at::cuda::CUDAGraph>();
         {
@@ -202,7 +202,7 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
         m_impl->graph = std::move(graph);
         return {};
     } catch (const std::exception &e) {
-        at::autocast::set_autocast_cache_enabled(true);
+        at::autocast::set_autocast_cache_enabled(cache);
         return std::string("capture failed: ") + e.what();
     }
 #else

@@ -350,7 +350,9 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
     const torch::Tensor labels = batch.labels.to(m_device);
     const torch::Tensor targets = batch.softTargets.defined() ? batch.softTargets.to(m_device) : labels;
     torch::Tensor logits, loss;
-    if (m_graph && m_graph->captured()) {
+    if (m_graph && !m_graph->captured() && pending.microBatches == 0)
+        captureStep(x, targets); // keeps m_graph only when the step was captured
+    if (m_graph) {
         m_static.images.copy_(x);
         m_static.targets.copy_(targets);
         m_graph->replay();
@@ -381,8 +383,6 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
             m_buckets->arm(); // this backward completes the step's gradients
         if (!pending.badLoss)
             scaled.backward();
-        if (m_graph && pending.microBatches == 0)
-            captureStep(x, targets);
     }
     {
         torch::NoGradGuard noGrad;
@@ -401,9 +401,10 @@ void RankTrainer::trainMicroBatch(const Batch &batch, PendingStep &pending)
     ++m_batch;
 }
 
-// cuda.graphs: after the first eager step (cuDNN has chosen its algorithms), the step's forward,
-// loss and backward are captured on static tensors of this batch's shape and replayed from then
-// on; runs that cannot be captured say why once and stay eager.
+// cuda.graphs: at the first step the step's forward, loss and backward are captured on static
+// tensors of this batch's shape (after the warm-up passes that let cuDNN choose its algorithms;
+// they also count the first batch in BatchNorm's running statistics three more times) and
+// replayed from then on; runs that cannot be captured say why once and stay eager.
 void RankTrainer::captureStep(const torch::Tensor &x, const torch::Tensor &targets)
 {
     std::unique_ptr<CudaStepGraph> graph = std::move(m_graph);
