@@ -22,7 +22,9 @@ DeviceFeed::DeviceFeed(std::unique_ptr<BatchSource> inner, const torch::Device &
 
 void DeviceFeed::start(std::int64_t epoch, std::int64_t firstBatch)
 {
-    m_ahead.reset(); // a copy still running keeps its host batch alive until it is destroyed here
+    if (m_ahead) // its host batch goes back to the pipeline's pool only once its copy is done
+        m_copies.finish(m_ahead->ticket, {});
+    m_ahead.reset();
     m_inner->start(epoch, firstBatch);
 }
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <exception>
 #include <map>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -108,23 +109,18 @@ Outcome runSteps(const Case &c, std::int64_t begin, std::int64_t end, int steps,
     return out;
 }
 
-// Two ranks, rank 0 with rows [0, split) and rank 1 with the rest, each in its own thread.
-std::vector<Outcome> runTwoRanks(const Case &c, std::int64_t split, int steps)
+// body(rank, group) on two ranks of a Gloo group in one process, each in its own thread; the
+// first exception either throws is rethrown.
+void onTwoRanks(const std::function<void(int, RankGroup &)> &body)
 {
     auto rendezvous = RankRendezvous::inProcess();
-    std::vector<Outcome> outcomes(2);
     std::vector<std::exception_ptr> errors(2);
     std::vector<std::thread> threads;
     for (int rank = 0; rank < 2; ++rank) {
         threads.emplace_back([&, rank] {
             try {
                 RankGroup group(rendezvous, rank, 2, torch::kCPU, std::string(), std::chrono::seconds(60));
-                const AllReduceSum allReduce = [&group](torch::Tensor &t) { group.allReduceSum(t); };
-                outcomes[std::size_t(rank)] =
-                    runSteps(c, rank == 0 ? 0 : split, rank == 0 ? split : c.input.size(0), steps,
-                             [&](torch::nn::BatchNorm2dImpl &bn, const torch::Tensor &x) {
-                                 return syncBatchNorm(bn, x, allReduce);
-                             });
+                body(rank, group);
             } catch (...) {
                 errors[std::size_t(rank)] = std::current_exception();
             }
@@ -135,6 +131,19 @@ std::vector<Outcome> runTwoRanks(const Case &c, std::int64_t split, int steps)
     for (const std::exception_ptr &e : errors)
         if (e)
             std::rethrow_exception(e);
+}
+
+// Two ranks, rank 0 with rows [0, split) and rank 1 with the rest.
+std::vector<Outcome> runTwoRanks(const Case &c, std::int64_t split, int steps)
+{
+    std::vector<Outcome> outcomes(2);
+    onTwoRanks([&](int rank, RankGroup &group) {
+        const AllReduceSum allReduce = [&group](torch::Tensor &t) { group.allReduceSum(t); };
+        outcomes[std::size_t(rank)] = runSteps(c, rank == 0 ? 0 : split, rank == 0 ? split : c.input.size(0), steps,
+                                               [&](torch::nn::BatchNorm2dImpl &bn, const torch::Tensor &x) {
+                                                   return syncBatchNorm(bn, x, allReduce);
+                                               });
+    });
     return outcomes;
 }
 
@@ -323,31 +332,16 @@ TEST(ConvertToSyncBatchNorm, TwoRanksOfAConvertedResNet18EqualOneModelOnTheWhole
     const torch::Tensor expected = whole->forward(x);
     (expected * upstream).sum().backward();
 
-    auto rendezvous = RankRendezvous::inProcess();
     std::vector<std::shared_ptr<models::Classifier>> replicas{resnet18(), resnet18()};
     std::vector<torch::Tensor> outputs(2);
-    std::vector<std::exception_ptr> errors(2);
-    std::vector<std::thread> threads;
-    for (int rank = 0; rank < 2; ++rank) {
-        threads.emplace_back([&, rank] {
-            try {
-                RankGroup group(rendezvous, rank, 2, torch::kCPU, std::string(), std::chrono::seconds(60));
-                models::Classifier &model = *replicas[std::size_t(rank)];
-                EXPECT_EQ(convertToSyncBatchNorm(model, [&group](torch::Tensor &t) { group.allReduceSum(t); }), 20);
-                model.train();
-                const torch::Tensor y = model.forward(x.narrow(0, 3 * rank, 3));
-                (y * upstream.narrow(0, 3 * rank, 3)).sum().backward();
-                outputs[std::size_t(rank)] = y.detach();
-            } catch (...) {
-                errors[std::size_t(rank)] = std::current_exception();
-            }
-        });
-    }
-    for (std::thread &t : threads)
-        t.join();
-    for (const std::exception_ptr &e : errors)
-        if (e)
-            std::rethrow_exception(e);
+    onTwoRanks([&](int rank, RankGroup &group) {
+        models::Classifier &model = *replicas[std::size_t(rank)];
+        EXPECT_EQ(convertToSyncBatchNorm(model, [&group](torch::Tensor &t) { group.allReduceSum(t); }), 20);
+        model.train();
+        const torch::Tensor y = model.forward(x.narrow(0, 3 * rank, 3));
+        (y * upstream.narrow(0, 3 * rank, 3)).sum().backward();
+        outputs[std::size_t(rank)] = y.detach();
+    });
 
     EXPECT_TRUE(near(torch::cat(outputs), expected, 1e-4));
     const auto grads0 = replicas[0]->named_parameters(), grads1 = replicas[1]->named_parameters();

@@ -79,6 +79,30 @@ protected:
         return c;
     }
 
+    // One CPU rank of batch 16 with plain SGD at a constant, small rate: float sums over 16 images
+    // in one pass and over 8 + 8 in two differ in their last bits (how much depends on the CPU's
+    // convolution kernels: AVX-512 ones differ more), and a small rate keeps that from growing.
+    static engine::RunConfig oneRankOf16()
+    {
+        engine::RunConfig c = smallConfig();
+        c.optimizer.epochs = 1;
+        c.optimizer.momentum = 0;
+        c.optimizer.weightDecay = 0;
+        c.optimizer.batchSize = 16;
+        c.optimizer.lr = 0.005;
+        c.schedule.name = "constant";
+        c.data.valSplit = "";
+        c.checkpoints.bestMetric = "train_loss";
+        return c;
+    }
+    // The same run as two CPU ranks of batch 8 (Gloo): the same images in each step.
+    static engine::RunConfig twoRanksOf8(engine::RunConfig c)
+    {
+        c.optimizer.batchSize = 8;
+        c.devices = {"cpu", "cpu"};
+        return c;
+    }
+
     std::string runDir(const std::string &name) const { return (m_tmp.path() / name).string(); }
 
     static engine::NamedTensors lastModel(const std::string &run)
@@ -259,22 +283,9 @@ TEST_F(TrainerTest, ResumeAfterKillFromLastCompleteCheckpoint)
 
 TEST_F(TrainerTest, TwoGlooRanksEqualOneRankWithTwiceTheBatch)
 {
-    engine::RunConfig one = smallConfig();
-    one.optimizer.epochs = 1;
-    one.optimizer.momentum = 0;
-    one.optimizer.weightDecay = 0;
-    one.optimizer.batchSize = 16;
-    // Float sums over 16 images in one pass and over 8 + 8 in two differ in their last bits
-    // (how much depends on the CPU's convolution kernels: AVX-512 ones differ more); a small
-    // learning rate keeps that from growing step after step.
-    one.optimizer.lr = 0.005;
-    one.schedule.name = "constant";
+    engine::RunConfig one = oneRankOf16();
     one.model.freeze.freezeBatchNorm = true; // batch statistics would differ between B and 2B
-    one.data.valSplit = "";
-    one.checkpoints.bestMetric = "train_loss";
-    engine::RunConfig two = one;
-    two.optimizer.batchSize = 8;
-    two.devices = {"cpu", "cpu"};
+    engine::RunConfig two = twoRanksOf8(one);
     const std::string r1 = runDir("one-rank");
     const std::string r2 = runDir("two-ranks");
     const json a = engine::train(one, r1);
@@ -298,18 +309,8 @@ TEST_F(TrainerTest, TwoGlooRanksEqualOneRankWithTwiceTheBatch)
 // hundredfold a step, so longer runs drift apart by rounding alone.
 TEST_F(TrainerTest, TwoGlooRanksWithSyncBatchNormEqualOneRankWithTwiceTheBatch)
 {
-    engine::RunConfig one = smallConfig();
-    one.optimizer.epochs = 1;
-    one.optimizer.momentum = 0;
-    one.optimizer.weightDecay = 0;
-    one.optimizer.batchSize = 16;
-    one.optimizer.lr = 0.005;
-    one.schedule.name = "constant";
-    one.data.valSplit = "";
-    one.checkpoints.bestMetric = "train_loss";
-    engine::RunConfig two = one;
-    two.optimizer.batchSize = 8;
-    two.devices = {"cpu", "cpu"};
+    const engine::RunConfig one = oneRankOf16();
+    engine::RunConfig two = twoRanksOf8(one);
     two.distributed.syncBatchNorm = true;
     engine::TrainControl control;
     control.stopAfterStep = 2;
