@@ -1,13 +1,18 @@
 #include "engine/training/cuda_support.h"
 
+#include <cstdio>
+
+// Only through LibTorch's libraries (libc10_cuda, libtorch_cuda) and c10's device-generic events
+// and stream guards, never the CUDA runtime's functions directly: lathe-cli then needs no
+// libcudart of its own beside the torch wheel's (the engine bundle, scripts/make-engine-bundle.sh).
 #ifdef LATHE_HAVE_CUDA
 #include <ATen/autocast_mode.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
 #include <c10/cuda/CUDACachingAllocator.h>
-#include <c10/cuda/CUDAEvent.h>
-#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#include <cuda_runtime_api.h>
 #endif
 
 namespace lathe::engine {
@@ -50,10 +55,8 @@ void resetCudaPeak(const torch::Device &device)
 void synchronizeDevice(const torch::Device &device)
 {
 #ifdef LATHE_HAVE_CUDA
-    if (device.is_cuda()) {
-        c10::cuda::CUDAGuard guard(device.index());
-        c10::cuda::device_synchronize();
-    }
+    if (device.is_cuda())
+        c10::Stream(c10::cuda::getCurrentCUDAStream(device.index())).synchronize();
 #else
     (void)device;
 #endif
@@ -62,9 +65,15 @@ void synchronizeDevice(const torch::Device &device)
 std::string cudaPciBusId(const torch::Device &device)
 {
 #ifdef LATHE_HAVE_CUDA
-    char id[32] = {};
-    if (device.is_cuda() && cudaDeviceGetPCIBusId(id, sizeof id, device.index()) == cudaSuccess)
+    // From LibTorch's cached device properties, not cudaDeviceGetPCIBusId: no call into the CUDA
+    // runtime of its own, so lathe-cli needs no libcudart beside the torch wheel's.
+    if (device.is_cuda()) {
+        const cudaDeviceProp *p = at::cuda::getDeviceProperties(device.index());
+        char id[32] = {};
+        std::snprintf(id, sizeof id, "%08X:%02X:%02X.0", unsigned(p->pciDomainID), unsigned(p->pciBusID),
+                      unsigned(p->pciDeviceID));
         return id;
+    }
 #else
     (void)device;
 #endif
@@ -100,11 +109,11 @@ CopyStream::Ticket CopyStream::copy(std::vector<torch::Tensor *> tensors) const
     Ticket ticket;
 #ifdef LATHE_HAVE_CUDA
     if (m_impl) {
-        c10::cuda::CUDAStreamGuard guard(m_impl->stream);
+        c10::StreamGuard guard(m_impl->stream);
         for (torch::Tensor *t : tensors)
             if (t->defined())
                 *t = t->to(m_device, /*non_blocking=*/true);
-        auto event = std::make_shared<c10::cuda::CUDAEvent>();
+        auto event = std::make_shared<c10::Event>(c10::DeviceType::CUDA);
         event->record(m_impl->stream);
         ticket.event = event;
         return ticket;
@@ -121,7 +130,7 @@ void CopyStream::finish(const Ticket &ticket, const std::vector<torch::Tensor *>
 #ifdef LATHE_HAVE_CUDA
     if (!m_impl || !ticket.event)
         return;
-    auto *event = static_cast<c10::cuda::CUDAEvent *>(ticket.event.get());
+    auto *event = static_cast<c10::Event *>(ticket.event.get());
     event->synchronize();
     const c10::cuda::CUDAStream current = c10::cuda::getCurrentCUDAStream(m_device.index());
     event->block(current);
@@ -164,25 +173,27 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
         // initialisations happen outside the capture.
         const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, device.index());
         const c10::cuda::CUDAStream current = c10::cuda::getCurrentCUDAStream(device.index());
-        c10::cuda::CUDAEvent ready;
-        ready.record(current);
-        ready.block(side);
+        // b waits for what is queued on a so far.
+        const auto after = [](const c10::Stream &a, const c10::Stream &b) {
+            c10::Event event(c10::DeviceType::CUDA);
+            event.record(a);
+            event.block(b);
+        };
+        after(current, side);
         {
-            c10::cuda::CUDAStreamGuard guard(side);
+            c10::StreamGuard guard(side);
             for (int i = 0; i < 3; ++i) {
                 clearGradients();
                 body();
             }
         }
-        c10::cuda::CUDAEvent warm;
-        warm.record(side);
-        warm.block(current);
+        after(side, current);
         clearGradients();
         // Autocast's cache of cast weights would hold tensors from outside the graph's pool.
         at::autocast::set_autocast_cache_enabled(false);
         auto graph = std::make_unique<at::cuda::CUDAGraph>();
         {
-            c10::cuda::CUDAStreamGuard guard(side);
+            c10::StreamGuard guard(side);
             graph->capture_begin();
             try {
                 body();
@@ -196,9 +207,7 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
             graph->capture_end();
         }
         at::autocast::set_autocast_cache_enabled(cache);
-        c10::cuda::CUDAEvent captured;
-        captured.record(side);
-        captured.block(current);
+        after(side, current);
         m_impl->graph = std::move(graph);
         return {};
     } catch (const std::exception &e) {
