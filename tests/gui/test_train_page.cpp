@@ -493,6 +493,27 @@ private Q_SLOTS:
         verifyShown(&distributed, severalMachines, {});
     }
 
+    // The GPU step's fields sit in their own group; SyncBatchNorm sits beside the devices and
+    // shows only when several are ticked (one rank has nothing to synchronise with).
+    void gpuFieldsAndSyncBatchNorm()
+    {
+        TrainPage page(&m_jobs);
+        RunConfigForm *form = page.form();
+        for (const char *field : {"cuda.graphs", "cuda.host_sync_steps", "data.device_normalize"}) {
+            QVERIFY2(form->editor(QLatin1String(field)), field);
+            QVERIFY2(form->isAdvancedField(QLatin1String(field)), field);
+        }
+        const QString syncBn = QStringLiteral("distributed.sync_batch_norm");
+        QVERIFY(form->editor(syncBn));
+        QVERIFY(!form->isAdvancedField(syncBn));
+        QVERIFY(!form->editor(QStringLiteral("distributed.nnodes"))); // several machines are lathe-cli's
+        form->setValues({{"devices", {"cpu"}}});
+        QVERIFY(!form->isFieldShown(syncBn));
+        form->setValues({{"devices", {"cpu", "cpu"}}, {"distributed", {{"sync_batch_norm", true}}}});
+        QVERIFY(form->isFieldShown(syncBn));
+        QCOMPARE(form->values()["distributed"]["sync_batch_norm"], nlohmann::json(true));
+    }
+
     void advancedSettingsAreCollapsed()
     {
         TrainPage page(&m_jobs);

@@ -84,7 +84,8 @@ QString groupKey(const QString &field, const QString &section)
         return QStringLiteral("warmup");
     if (kBasicFields.contains(field) || section == QLatin1String("schedule"))
         return QStringLiteral("basic");
-    if (field == QLatin1String("precision") || field == QLatin1String("devices"))
+    if (field == QLatin1String("precision") || field == QLatin1String("devices") ||
+        field == QLatin1String("distributed.sync_batch_norm"))
         return QStringLiteral("run");
     if (section == QLatin1String("run"))
         return QStringLiteral("reproducibility");
@@ -144,7 +145,7 @@ const std::vector<Rule> &fieldRules()
         {"feature_cache.views", "feature_cache.mode", names({"fixed_views"})},
         {"distributed.node_rank", "distributed.nnodes", {}, false, 1},
         {"distributed.master", "distributed.nnodes", {}, false, 1},
-        {"distributed.sync_batch_norm", "distributed.nnodes", {}, false, 1},
+        {"distributed.sync_batch_norm", "devices", {}, false, 1}, // several ranks on this machine
         {"distributed.timeout_seconds", "distributed.nnodes", {}, false, 1},
         {"model.freeze.frozen_stages", "model.freeze.policy", names({"up_to_stage"})},
     };
@@ -188,7 +189,8 @@ RunConfigForm::RunConfigForm(const QStringList &sections, QWidget *parent)
         const QString section = name.contains(QLatin1Char('.')) ? name.section(QLatin1Char('.'), 0, 0) : QStringLiteral("run");
         // The format version is not a setting; the shards and image size have the Train page's own
         // controls (a dataset picker, a size with the backbone's default).
-        if (!sections.contains(section) || name == QLatin1String("version") || name == QLatin1String("data.shards") ||
+        if ((!sections.contains(section) && !sections.contains(name)) || name == QLatin1String("version") ||
+            name == QLatin1String("data.shards") ||
             name == QLatin1String("data.image_size"))
             continue;
         const std::string type = field.value("type", std::string());
@@ -313,6 +315,8 @@ bool RunConfigForm::applies(const QString &field) const
                     rule.values.contains(QString::fromStdString(value.get<std::string>())) != rule.except;
         else if (value.is_boolean())
             holds = value.get<bool>();
+        else if (value.is_array())
+            holds = double(value.size()) > rule.above;
         else
             holds = value.is_number() && value.get<double>() > rule.above;
         if (!holds)

@@ -16,7 +16,8 @@ namespace lathe::ui {
 
 class DevicePicker;
 
-// Forms for the run-config fields of the given sections, generated from the engine's schema
+// Forms for the run-config fields of the given sections (or single fields, named in full),
+// generated from the engine's schema
 // (lathe-cli config schema): a spin box, check box, list or text field per field with its
 // range, its default and its description as tooltip. Each edit is checked by the engine's own
 // parser; a refused value shows the reason under the form and the last valid value stays.

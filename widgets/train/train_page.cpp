@@ -49,11 +49,12 @@ const QString kImageSizeKey = QStringLiteral("train.image_size");
 const QString kAugmentKey = QStringLiteral("train.augment");
 const QString kConfigKey = QStringLiteral("train.config");
 
-// The sections of the run config this page's forms edit (data and model have their own controls).
+// The sections of the run config this page's forms edit (data and model have their own controls),
+// and single fields of others (SyncBatchNorm beside the devices: several machines are lathe-cli's).
 const QStringList kFormSections = {QStringLiteral("optimizer"), QStringLiteral("schedule"), QStringLiteral("loss"),
                                    QStringLiteral("run"), QStringLiteral("checkpoints"), QStringLiteral("early_stopping"),
                                    QStringLiteral("ema"), QStringLiteral("feature_cache"), QStringLiteral("data"),
-                                   QStringLiteral("cuda")};
+                                   QStringLiteral("cuda"), QStringLiteral("distributed.sync_batch_norm")};
 
 // A new run folder's name: the start time and the backbone, e.g. 20250101-120000-resnet18.
 QString newRunName(const nlohmann::json &config)
