@@ -205,7 +205,7 @@ TEST(SyncBatchNorm, MomentumAndEpsOfTheModule)
 
 TEST(SyncBatchNorm, CumulativeAverageWithoutMomentum)
 {
-    expectSameAsWholeBatch(makeCase(torch::nn::BatchNorm2dOptions(4).momentum(std::nullopt), false), 4, 3);
+    expectSameAsWholeBatch(makeCase(torch::nn::BatchNorm2dOptions(4).momentum(c10::optional<double>()), false), 4, 3);
 }
 
 TEST(SyncBatchNorm, WithoutAffineOrRunningStatistics)
