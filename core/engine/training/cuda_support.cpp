@@ -164,9 +164,9 @@ CudaStepGraph::~CudaStepGraph() = default;
 std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::function<void()> &body,
                                       const std::function<void()> &clearGradients)
 {
-#ifdef LATHE_HAVE_CUDA
     if (!device.is_cuda())
         return "the device is " + device.str() + " (CUDA graphs need a CUDA device)";
+#ifdef LATHE_HAVE_CUDA
     const bool cache = at::autocast::is_autocast_cache_enabled();
     try {
         // Warm-up on a side stream: cuDNN's benchmark, the allocator's pools and lazy
@@ -217,7 +217,7 @@ std::string CudaStepGraph::tryCapture(const torch::Device &device, const std::fu
 #else
     (void)body;
     (void)clearGradients;
-    return "this build of Lathe has no CUDA (the device is " + device.str() + ")";
+    return "this build of Lathe has no CUDA";
 #endif
 }
 
