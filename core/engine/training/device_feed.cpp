@@ -52,7 +52,8 @@ std::optional<Batch> DeviceFeed::next()
     m_copies.finish(current->ticket, {&current->batch.images, &current->batch.labels, &current->batch.softTargets});
     m_copyWaitSeconds += secondsSince(waitStart);
     current->host = Batch(); // its buffer goes back to the pipeline's pool
-    m_ahead = stage();       // the next copy runs while this batch is trained on
+    if (m_device.is_cuda())
+        m_ahead = stage(); // the next copy runs while this batch is trained on
     Batch batch = std::move(current->batch);
     if (m_normalize) {
         // (x - 255 mean) / (255 std): the pipeline's (x / 255 - mean) / std, fused in two kernels.

@@ -7,7 +7,8 @@
 // bytes of float32); DeviceFeed queues the next batch's copy on a side stream while the current
 // step runs, and turns the pixels into normalised float32 with two fused element-wise kernels on
 // the device, in the batch's memory format (channels-last stays channels-last). On the CPU the
-// same normalisation runs on the CPU, so the path is tested without a GPU.
+// same normalisation runs on the CPU, batch by batch (there is nothing to copy ahead), so the
+// path is tested without a GPU.
 
 #include "engine/training/cuda_support.h"
 #include "engine/training/feature_cache.h"
@@ -30,7 +31,7 @@ public:
 
     void start(std::int64_t epoch, std::int64_t firstBatch) override;
     // The batch on the device (images float32 normalised when normalize), labels and soft
-    // targets too; the following batch's copy is under way when it returns.
+    // targets too; on CUDA the following batch's copy is under way when it returns.
     std::optional<Batch> next() override;
     std::int64_t batchesPerEpoch() const override { return m_inner->batchesPerEpoch(); }
     // The pipeline's wait plus the time spent waiting for copies to finish.

@@ -114,9 +114,10 @@ void GradientBuckets::finish()
     const double world = m_group.worldSize();
     for (Bucket &b : m_buckets) {
         b.pending.wait();
+        b.flat.div_(world);
         for (std::size_t i = 0; i < b.members.size(); ++i) {
             torch::Tensor &p = m_parameters[b.members[i]];
-            const torch::Tensor mean = b.flat.narrow(0, b.offsets[i], p.numel()).view(p.sizes()).div(world);
+            const torch::Tensor mean = b.flat.narrow(0, b.offsets[i], p.numel()).view(p.sizes());
             if (p.grad().defined())
                 p.mutable_grad().copy_(mean);
             else

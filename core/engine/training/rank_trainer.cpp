@@ -203,17 +203,20 @@ void RankTrainer::makeBatchSources()
     }
 }
 
-// The pipeline's batches reach the device one batch ahead, normalised there when
-// data.device_normalize says so (uint8 from the pipeline).
+// On a CUDA device the pipeline's batches reach it one batch ahead (DeviceFeed), normalised
+// there when data.device_normalize says so (uint8 from the pipeline); on the CPU the pipeline's
+// batches are used as they come, normalised by DeviceFeed only with data.device_normalize on.
 std::unique_ptr<BatchSource> RankTrainer::deviceFeed(PipelineOptions options)
 {
     const std::string &mode = m_config.data.deviceNormalize;
     const bool normalize =
         mode == "on" || (mode == "auto" && m_device.is_cuda() && !BatchMixer(options.transform.augmentations, 1).active());
     options.transform.uint8Output = normalize;
-    const TransformOptions &t = options.transform;
-    return std::make_unique<DeviceFeed>(std::make_unique<PipelineSource>(std::move(options)), m_device, normalize, t.mean,
-                                        t.std, t.channels);
+    const TransformOptions t = options.transform;
+    auto pipeline = std::make_unique<PipelineSource>(std::move(options));
+    if (!m_device.is_cuda() && !normalize)
+        return pipeline;
+    return std::make_unique<DeviceFeed>(std::move(pipeline), m_device, normalize, t.mean, t.std, t.channels);
 }
 
 // GPU figures of a step or epoch event: the caching allocator's memory on this rank's device
@@ -753,10 +756,8 @@ json RankTrainer::validate()
     if (m_loss->multiLabel() && m_val)
         m_multiLabelVal = scores.empty() ? json() : multiLabelMetrics(torch::cat(scores).cpu(), torch::cat(targets).cpu());
     const torch::Tensor host = sums.cpu();
-    json out = json::array();
-    for (std::int64_t i = 0; i < host.size(0); ++i)
-        out.push_back(host[i].item<double>());
-    return out;
+    const double *v = host.data_ptr<double>();
+    return json(std::vector<double>(v, v + host.numel()));
 }
 
 json RankTrainer::multiLabelMetrics(const torch::Tensor &localScores, const torch::Tensor &localTargets)

@@ -1,6 +1,5 @@
 #include "engine/training/sync_batch_norm.h"
 
-#include "engine/base/engine_error.h"
 #include "engine/models/networks/blocks.h"
 
 #include <c10/core/impl/LocalDispatchKeySet.h>

@@ -1,7 +1,5 @@
 #include "engine/training/trainer.h"
 
-#include "engine/training/cuda_support.h"
-
 #include "engine/base/cpu_block_cache.h"
 #include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
@@ -349,6 +347,7 @@ json benchTrain(const TrainBenchOptions &o)
         step();
     const bool finite = std::isfinite(lossSum.item<double>()); // waits for the last step
     const double seconds = secondsSince(start);
+    const std::optional<CudaMemory> memory = cudaMemory(device);
     const double cpuSeconds = double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     const char *waitPolicy = std::getenv("OMP_WAIT_POLICY");
     const char *spinCount = std::getenv("GOMP_SPINCOUNT");
@@ -373,7 +372,7 @@ json benchTrain(const TrainBenchOptions &o)
             {"cpu_block_cache_hits", cache.hits},
             {"cpu_block_cache_misses", cache.misses},
             {"loss_finite", finite},
-            {"gpu_memory_peak_mib", cudaMemory(device) ? json(cudaMemory(device)->peakAllocatedMiB) : json(nullptr)},
+            {"gpu_memory_peak_mib", memory ? json(memory->peakAllocatedMiB) : json(nullptr)},
             {"images_per_s", double(o.batchSize) * o.steps / seconds}};
 }
 

@@ -1,7 +1,6 @@
 // SyncBatchNorm across data-parallel ranks: two CPU ranks over Gloo (threads of this process)
 // against one BatchNorm2d on the whole batch; the conversion of a backbone; eval mode.
 
-#include "engine/base/engine_error.h"
 #include "engine/base/torch_compat.h"
 #include "engine/models/backbone_registry.h"
 #include "engine/models/freezing.h"
