@@ -167,5 +167,5 @@ FLIP
 fi
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.
-shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 1043 50 click 1 \
+shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 838 50 click 1 \
   sleep 25" "$TMP/demo/project"
