@@ -23,7 +23,7 @@ verbs() { "$@" --help | awk '/^Subcommands:/ {on=1; next} on && NF {print $1}'; 
     echo '```'
     "$CLI" "$verb" --help 2>&1
     echo '```'
-    if "$CLI" "$verb" --help 2>&1 | grep -q '^Subcommands:'; then
+    if "$CLI" "$verb" --help 2>&1 | grep '^Subcommands:' >/dev/null; then
       verbs "$CLI" "$verb" | while read -r sub; do
         echo
         echo "### $verb $sub"

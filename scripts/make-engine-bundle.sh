@@ -42,7 +42,7 @@ if [ ! -x "$CLI" ]; then
   echo "make-engine-bundle: building $CLI" >&2
   flock /tmp/lathe-build.lock cmake --build "$ROOT/build-engine" -j"$(nproc)" --target lathe-cli
 fi
-if readelf -d "$CLI" | grep NEEDED | grep -qi qt; then
+if readelf -d "$CLI" | grep NEEDED | grep -i qt >/dev/null; then
   die "$CLI links Qt: bundle the engine-only build (LATHE_ENGINE_ONLY=ON, build-engine/)"
 fi
 
@@ -85,7 +85,7 @@ resolve() {
 imported_from() {
   local name="$1" real="$2" users=() f
   for f in "$OUT"/lib/* "$OUT/bin/lathe-cli"; do
-    needed "$f" | grep -qx "$name" && users+=("$f")
+    needed "$f" | grep -x "$name" >/dev/null && users+=("$f")
   done
   [ ${#users[@]} -gt 0 ] || return 0
   nm -D --undefined-only "${users[@]}" 2>/dev/null | awk '$1 == "U" || $1 == "w" {print $2}' | sort -u >"$TMP/undef"

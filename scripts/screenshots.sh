@@ -40,7 +40,7 @@ shot() {
     "$0" "$@" >/dev/null 2>&1 &
     pid=$!
     for i in $(seq 1 60); do
-      xwininfo -root -tree | grep -q "Lathe\"" && break
+      xwininfo -root -tree | grep "Lathe\"" >/dev/null && break
       sleep 0.5
     done
     sleep 3
@@ -122,7 +122,7 @@ shot train-lr-finder light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 3
 # ResNet-18 for at most 3 epochs at 32 pixels) from lathe-cli into the project's runs folder,
 # then the Tune page with it picked: the trial table, the best-so-far curve and the other charts.
 study="$TMP/demo/project/runs/study-demo"
-if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" --json study "$study" | grep -q '"state": *"running"'; then
+if [ ! -f "$study/study.json" ] || "$BUILD/app/lathe-cli" --json study "$study" | grep '"state": *"running"' >/dev/null; then
   rm -rf "$study"
   cat > "$TMP/space.json" <<'SPACE'
 {"version": 1,

@@ -34,7 +34,7 @@ expect_eq "$(patchelf --print-rpath "$B/bin/lathe-cli")" '$ORIGIN/../lib' "bin/l
 for f in "$B"/lib/*; do
   expect_eq "$(patchelf --print-rpath "$f")" '$ORIGIN' "$(basename "$f")'s RPATH"
 done
-if readelf -d "$B/bin/lathe-cli" "$B"/lib/* | grep -q RUNPATH; then fail "a RUNPATH is left (LD_LIBRARY_PATH would win over the bundle)"; fi
+if readelf -d "$B/bin/lathe-cli" "$B"/lib/* | grep RUNPATH >/dev/null; then fail "a RUNPATH is left (LD_LIBRARY_PATH would win over the bundle)"; fi
 for lib in libtorch_cpu.so libc10.so libc.so.6 libstdc++.so.6; do
   [ ! -e "$B/lib/$lib" ] || fail "$lib is in the bundle: the machine's own is used"
 done

@@ -45,7 +45,7 @@ XDG_RUNTIME_DIR="$TMP/run" XDG_CONFIG_HOME="$TMP/config" QT_QPA_PLATFORM= xvfb-r
   /usr/bin/lathe "$1" >"$2/gui.log" 2>&1 &
   pid=$!
   for i in $(seq 1 120); do
-    if xwininfo -root -tree | grep -q "— Lathe\""; then kill $pid; wait $pid; exit 0; fi
+    if xwininfo -root -tree | grep "— Lathe\"" >/dev/null; then kill $pid; wait $pid; exit 0; fi
     kill -0 $pid 2>/dev/null || exit 1
     sleep 0.5
   done

@@ -177,7 +177,7 @@ REF_LONG="$WORK/ref-long"
 interrupted() {
     nodes "$2" --out "$1" "${BASE[@]}" "${LONG[@]}"
     for _ in $(seq 600); do
-        ls "$1"/checkpoints/step-*.json 2>/dev/null | grep -qv 'step-[0-6]\.json' && return 0
+        ls "$1"/checkpoints/step-*.json 2>/dev/null | grep -v 'step-[0-6]\.json' >/dev/null && return 0
         kill -0 $P0 2>/dev/null || fail "the run ended before it could be interrupted: $(last_line "$WORK/node0.err")"
         sleep 0.2
     done

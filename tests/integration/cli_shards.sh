@@ -70,7 +70,7 @@ for i in $(seq 1 300); do cp $DATA/person.jpg "$TMP/big/$i.jpg"; printf '%04d' $
 mkdir "$TMP/big2" && mv "$TMP/big" "$TMP/big2/kites"
 "$CLI" convert "$TMP/big2" "$TMP/interrupted" --shard-records 10 >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 1 200); do ls -a "$TMP" | grep -q '^\.interrupted\.partial' && break; sleep 0.05; done
+for i in $(seq 1 200); do ls -a "$TMP" | grep '^\.interrupted\.partial' >/dev/null && break; sleep 0.05; done
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 if [ -e "$TMP/interrupted" ]; then
   echo "note: the conversion ended before it could be killed"

@@ -60,14 +60,14 @@ done
 ls "$R"/events.out.tfevents.* >/dev/null 2>&1 || fail "no TensorBoard event file"
 # --json: events as JSON lines on stdout, then the summary.
 "$CLI" --json train --out "$WORK/runs/json" --arch "$ARCH" "${BASE[@]}" --epochs 1 >"$WORK/json.out" 2>/dev/null
-tail -1 "$WORK/json.out" | json_get 'd["type"], d["status"]' | grep -q "summary finished" || fail "--json summary"
+tail -1 "$WORK/json.out" | json_get 'd["type"], d["status"]' | grep "summary finished" >/dev/null || fail "--json summary"
 grep -q '"type":"epoch"' "$WORK/json.out" || fail "--json epoch events"
 
 # TensorBoard itself: the run folder in its EventAccumulator, then served by `tensorboard` on
 # 127.0.0.1 and read over its HTTP data API; tags, steps and values as metrics.jsonl has them.
 "$PY" "$HERE/../parity/tensorboard_read.py" check "$R" > "$WORK/tb.json" 2>"$WORK/tb.err" ||
     fail "TensorBoard's EventAccumulator disagrees: $(tail -5 "$WORK/tb.err")"
-json_get 'd["tags"]' < "$WORK/tb.json" | grep -q "epoch/val/top1" || fail "TensorBoard lacks epoch/val/top1: $(cat "$WORK/tb.json")"
+json_get 'd["tags"]' < "$WORK/tb.json" | grep "epoch/val/top1" >/dev/null || fail "TensorBoard lacks epoch/val/top1: $(cat "$WORK/tb.json")"
 timeout 150 "$PY" "$HERE/../parity/tensorboard_read.py" serve "$R" > "$WORK/tbserve.json" 2>"$WORK/tbserve.err" ||
     fail "tensorboard's server disagrees: $(tail -5 "$WORK/tbserve.err")"
 echo "tensorboard ok: $(cat "$WORK/tb.json")"

@@ -19,8 +19,11 @@ CHECK="$HERE/../../scripts/device-check.sh"
 for f in device-check.json device-check.log device-check-logs.tar.gz; do
     [ -s "$WORK/out/$f" ] || fail "no $f in --out"
 done
-tar tzf "$WORK/out/device-check-logs.tar.gz" | grep -qx "device-check-logs/train.metrics.jsonl" ||
-    fail "the logs' archive has no train.metrics.jsonl"
+# The listing whole, then grep: `tar | grep -q` under pipefail fails when grep's early exit makes
+# tar's next write a SIGPIPE.
+listing=$(tar tzf "$WORK/out/device-check-logs.tar.gz")
+grep -x "device-check-logs/train.metrics.jsonl" <<<"$listing" >/dev/null ||
+    fail "the logs' archive has no train.metrics.jsonl: $(tr '\n' ' ' <<<"$listing")"
 
 "$PY" - "$WORK/out/device-check.json" "$CLI" <<'PYEOF'
 import json, os, sys

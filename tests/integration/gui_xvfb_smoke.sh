@@ -16,7 +16,7 @@ cat > "$TMP/inside.sh" <<INNER
 "$LATHE" "$TMP/Smoke" > "$TMP/lathe.log" 2>&1 &
 PID=\$!
 for i in \$(seq 1 120); do
-  if xwininfo -root -tree | grep -q '"Smoke — Lathe"'; then
+  if xwininfo -root -tree | grep '"Smoke — Lathe"' >/dev/null; then
     sleep 1
     import -window root "$TMP/shot.png"
     kill \$PID
