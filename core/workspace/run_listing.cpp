@@ -7,6 +7,8 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QPair>
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -62,13 +64,26 @@ QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail)
             add(dir, name, name);
             continue;
         }
+        const QDir group(dir.filePath(name));
         // A study's trials are runs too, named study/trial.
-        const QDir study(dir.filePath(name));
-        if (!study.exists(QLatin1String(engine::kStudyFile)))
+        if (group.exists(QLatin1String(engine::kStudyFile))) {
+            for (const QString &trial : group.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+                if (engine::isRunFolder(group.filePath(trial).toStdString()))
+                    add(group, trial, name + QLatin1Char('/') + trial);
             continue;
-        for (const QString &trial : study.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-            if (engine::isRunFolder(study.filePath(trial).toStdString()))
-                add(study, trial, name + QLatin1Char('/') + trial);
+        }
+        // So are a cross-validation's folds (engine::crossValidate: fold-1 ... fold-K, before and
+        // after its folds.json), named folder/fold-N, fold 2 before fold 10.
+        QVector<QPair<int, QString>> folds;
+        static const QRegularExpression foldName(QStringLiteral("^fold-([1-9][0-9]*)$"));
+        for (const QString &fold : group.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            const QRegularExpressionMatch match = foldName.match(fold);
+            if (match.hasMatch() && engine::isRunFolder(group.filePath(fold).toStdString()))
+                folds.append({match.captured(1).toInt(), fold});
+        }
+        std::sort(folds.begin(), folds.end());
+        for (const auto &fold : folds)
+            add(group, fold.second, name + QLatin1Char('/') + fold.second);
     }
     return runs;
 }

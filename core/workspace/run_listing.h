@@ -29,8 +29,9 @@ struct ListedRun
 // What listRuns reads of each run: its RunInfo, and with Checkpoints its checkpoints too.
 enum class RunDetail { Info, Checkpoints };
 
-// The runs of runsDir (its sub-folders that engine::isRunFolder accepts, and the trials of its
-// study folders, named "study/trial-NNNN"), by folder name; none
+// The runs of runsDir (its sub-folders that engine::isRunFolder accepts, the trials of its
+// study folders, named "study/trial-NNNN", and the folds of its cross-validation folders, named
+// "folder/fold-N"), by folder name; none
 // when runsDir does not exist. Reads every run's files: call it off the GUI thread. A run that
 // cannot be read never makes the listing fail; it is listed with its problem.
 QVector<ListedRun> listRuns(const QString &runsDir, RunDetail detail = RunDetail::Info);

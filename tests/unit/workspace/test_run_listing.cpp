@@ -112,6 +112,28 @@ private Q_SLOTS:
                                      QStringLiteral("study-1/trial-0001")}));
     }
 
+    // A cross-validation's folds are runs of the runs folder too, named folder/fold-N, by fold
+    // number, while it runs (no folds.json yet) as after; other sub-folders of it are not runs.
+    void crossValidationFoldsAreListed()
+    {
+        QTemporaryDir tmp;
+        const QDir runs(tmp.filePath(QStringLiteral("runs")));
+        for (const char *fold : {"cv/fold-10", "cv/fold-2", "cv/fold-1"})
+            QVERIFY(fake_runs::writeRun(runs.filePath(QLatin1String(fold))));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("cv/fold-0"))));   // no fold 0
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("cv/fold-2b"))));  // not fold-N
+        QVERIFY(runs.mkpath(QStringLiteral("cv/fold-3")));                          // not a run
+        QVERIFY(fake_runs::writeFile(runs.filePath(QStringLiteral("cv/folds.json")), "{}\n"));
+        QVERIFY(fake_runs::writeRun(runs.filePath(QStringLiteral("z-run"))));
+        QStringList names;
+        for (const ListedRun &run : listRuns(runs.path())) {
+            names << run.name;
+            QVERIFY2(run.problem.isEmpty(), qPrintable(run.problem));
+        }
+        QCOMPARE(names, (QStringList{QStringLiteral("cv/fold-1"), QStringLiteral("cv/fold-2"),
+                                     QStringLiteral("cv/fold-10"), QStringLiteral("z-run")}));
+    }
+
     // A run is worth evaluating once it has a checkpoint and finished or completed an epoch; the
     // pages default to the newest finished one, else the newest trained one, else none.
     void trainedRunsAndTheDefaultRun()
