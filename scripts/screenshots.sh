@@ -139,8 +139,9 @@ shot tune-page light "" "mousemove 40 159 click 1 sleep 3 mousemove 406 67 click
 # The flipped-label experiment as a project of its own (tests/integration/label_issues_flips.sh
 # does it without the GUI): demo images, every 20th moved into the next class folder, imported,
 # converted, four folds trained by lathe-cli into the project's runs folder; then the Data page's
-# Suspected Label Errors tab finding them (the moved images' names start with "flipped_").
-if wanted data-label-issues; then
+# Suspected Label Errors tab finding them (the moved images' names start with "flipped_"), and
+# the Runs page listing the four folds (all selected: their validation curves overlaid).
+if wanted data-label-issues || wanted runs-folds; then
   flips="$TMP/flips"
   if [ ! -f "$flips/project/runs/flips/folds.json" ]; then
     rm -rf "$flips"
@@ -164,6 +165,8 @@ FLIP
       --set checkpoints.every_epochs=0 >/dev/null 2>&1
   fi
   shot data-label-issues light "" "mousemove 805 172 click 1 sleep 2 mousemove 743 205 click 1 sleep 6" "$flips/project"
+  shot runs-folds light "" "mousemove 40 197 click 1 sleep 4 mousemove 400 153 click 1 keydown shift \
+    mousemove 400 243 click 1 keyup shift sleep 4" "$flips/project"
 fi
 # Last, as it adds a run to the project: the quick CPU recipe taken on the Train page and
 # started there, its curves arriving live.

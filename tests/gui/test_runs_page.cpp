@@ -542,6 +542,45 @@ private Q_SLOTS:
         }
     }
 
+    // A cross-validation's folds and a study's trials are named by their folder and the run's
+    // ("cv/fold-1", "study/trial-0000"), in the table and the curves' legend; a display name
+    // equal to that name is no display name.
+    void foldsAndTrialsAreNamedWithTheirFolder()
+    {
+        auto project = workspace::Project::create(m_tmp.filePath(QStringLiteral("groups")), QStringLiteral("groups"));
+        const QDir runs(project->runsDir());
+        const QString fold1 = QDir::cleanPath(runs.filePath(QStringLiteral("cv/fold-1")));
+        const QString fold2 = QDir::cleanPath(runs.filePath(QStringLiteral("cv/fold-2")));
+        const QString trial = QDir::cleanPath(runs.filePath(QStringLiteral("study/trial-0000")));
+        for (const QString &dir : {fold1, fold2, trial})
+            writeRun(dir, "resnet18");
+        writeText(fs::path(runs.filePath(QStringLiteral("study/study.json")).toStdString()), "{}");
+
+        RunsPage page;
+        page.setProject(project.get());
+        waitRefreshed(page);
+        QCOMPARE(page.model()->rowCount(), 3);
+        for (const auto &[dir, name] : {std::pair{fold1, QStringLiteral("cv/fold-1")}, std::pair{fold2, QStringLiteral("cv/fold-2")},
+                                        std::pair{trial, QStringLiteral("study/trial-0000")}}) {
+            const int row = rowOf(page, dir);
+            QVERIFY2(row >= 0, qPrintable(dir));
+            QCOMPARE(page.model()->row(row).name(), name);
+            QCOMPARE(page.model()->data(page.model()->index(row, RunTableModel::Name)).toString(), name);
+        }
+        page.model()->setAnnotations(rowOf(page, fold1), QStringLiteral("cv/fold-1"), QString(), {});
+        QCOMPARE(page.model()->row(rowOf(page, fold1)).displayName, QString());
+
+        QSignalSpy loaded(&page, &RunsPage::selectionLoaded);
+        page.selectRuns({fold1, fold2});
+        QVERIFY(loaded.wait());
+        QCustomPlot *plot = page.overlay()->plot();
+        QStringList legend;
+        for (int i = 0; i < plot->graphCount(); ++i)
+            legend << plot->graph(i)->name();
+        legend.sort();
+        QCOMPARE(legend, (QStringList{QStringLiteral("cv/fold-1"), QStringLiteral("cv/fold-2")}));
+    }
+
     // The Evaluation column: the newest stored evaluation of each run, top-1 for a single-label
     // run and mAP (macro) for a multi-label one, the header and tool tips saying which; a
     // multi-label run's best metric and checkpoint columns name val_map and its companions.

@@ -62,7 +62,12 @@ void RunTableModel::setRows(QList<Row> rows)
 
 QString RunTableModel::Row::name() const
 {
-    return displayName.isEmpty() ? QFileInfo(dir).fileName() : displayName;
+    return displayName.isEmpty() ? defaultName() : displayName;
+}
+
+QString RunTableModel::Row::defaultName() const
+{
+    return listedName.isEmpty() ? QFileInfo(dir).fileName() : listedName;
 }
 
 QString RunTableModel::Row::shownState() const
@@ -86,7 +91,7 @@ void RunTableModel::setAnnotations(int index, const QString &displayName, const 
     if (index < 0 || index >= m_rows.size())
         return;
     Row &r = m_rows[index];
-    r.displayName = displayName.trimmed() == QFileInfo(r.dir).fileName() ? QString() : displayName.trimmed();
+    r.displayName = displayName.trimmed() == r.defaultName() ? QString() : displayName.trimmed();
     r.notes = notes;
     r.tags = tags;
     Q_EMIT dataChanged(this->index(index, 0), this->index(index, ColumnCount - 1));

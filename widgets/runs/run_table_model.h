@@ -38,13 +38,17 @@ public:
         qint64 totalEpochs = 0;
         double startTime = 0;
         double lastTime = 0;
-        QString displayName; // empty: the folder name
+        // workspace::ListedRun::name: the folder's name, or "study/trial-NNNN", "cv/fold-N" for
+        // a study's trial or a cross-validation's fold; empty: the folder's name.
+        QString listedName;
+        QString displayName; // empty: listedName
         QString notes;
         QStringList tags;
         QString annotationsProblem; // annotations.json could not be read: why
         // The run's newest stored evaluation (EvaluationStore::newestByRun); id 0: none.
         workspace::EvaluationSummary evaluation;
-        QString name() const;       // displayName, else the folder name
+        QString name() const;        // displayName, else defaultName()
+        QString defaultName() const; // listedName, else the folder's name
         // The state the table shows: workspace::kPausedState for a paused running run, else state.
         QString shownState() const;
     };

@@ -288,6 +288,7 @@ void RunsPage::refresh()
                 const engine::RunInfo &info = run.info; // a run that cannot be read: "failed", and why
                 RunTableModel::Row row;
                 row.dir = run.dir;
+                row.listedName = run.name;
                 row.state = QString::fromStdString(info.state);
                 row.message = QString::fromStdString(info.message);
                 row.arch = QString::fromStdString(info.arch);
@@ -544,16 +545,22 @@ void RunsPage::selectionChanged()
         m_selectedRun = runs.first();
         Q_EMIT selectedRunChanged(m_selectedRun);
     }
+    QStringList names; // the curves' legend: the names the table shows
+    for (const QString &dir : runs) {
+        const int row = m_model->indexOf(dir);
+        names << (row >= 0 ? m_model->row(row).name() : QFileInfo(dir).fileName());
+    }
     BackgroundTask::start(
         QThreadPool::globalInstance(), this,
-        [runs]() -> QVariant {
+        [runs, names]() -> QVariant {
             SelectionData data;
-            for (const QString &dir : runs) {
+            for (int i = 0; i < runs.size(); ++i) {
+                const QString &dir = runs.at(i);
                 QList<QJsonObject> epochs;
                 for (const nlohmann::json &event : engine::readMetrics(dir.toStdString()))
                     if (event.value(engine::event_key::kType, std::string()) == engine::event_type::kEpoch)
                         epochs.append(toQt(event));
-                data.curves.append({QFileInfo(dir).fileName(), epochs});
+                data.curves.append({names.at(i), epochs});
                 QFile file(QString::fromStdString(engine::run_layout::configPath(dir.toStdString())));
                 data.configs.append(file.open(QIODevice::ReadOnly)
                                         ? nlohmann::json::parse(file.readAll().toStdString(), nullptr, false)
