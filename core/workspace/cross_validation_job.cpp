@@ -58,14 +58,25 @@ CrossValidationJob::CrossValidationJob(Params params, QObject *parent)
 
 void CrossValidationJob::pause()
 {
-    if (m_pause.set(true))
+    if (m_pause.set(true, [this] { queueJobEvent(RunEventQueue::kPausedEvent); }))
         Q_EMIT pausedChanged(true);
 }
 
 void CrossValidationJob::resumeRun()
 {
-    if (m_pause.set(false))
+    if (m_pause.set(false, [this] { queueJobEvent(RunEventQueue::kContinuedEvent); }))
         Q_EMIT pausedChanged(false);
+}
+
+QList<QJsonObject> CrossValidationJob::takeEvents()
+{
+    return m_events.take();
+}
+
+void CrossValidationJob::queueJobEvent(const char *type)
+{
+    if (m_events.push(RunEventQueue::jobEvent(type)))
+        Q_EMIT eventsAvailable();
 }
 
 bool CrossValidationJob::isPaused() const
@@ -92,6 +103,8 @@ void CrossValidationJob::onEvent(const nlohmann::json &event, int folds, int epo
 {
     namespace key = engine::event_key;
     namespace type = engine::event_type;
+    if (m_events.push(event))
+        Q_EMIT eventsAvailable();
     const std::string kind = event.value(key::kType, std::string());
     if (kind == type::kLog) {
         if (const int fold = event.value(key::kFold, 0); fold > 0) {
@@ -138,7 +151,14 @@ QVariant CrossValidationJob::execute()
     control.onEvent = [this, folds, epochs](const nlohmann::json &event) { onEvent(event, folds, epochs); };
     // crossValidate throws Cancelled once the fold's checkpoint is written (it sets
     // throwWhenCancelled for its folds): the job ends with cancelled(), the folder resumable.
-    const nlohmann::json summary = engine::crossValidate(std::move(config), folds, m_params.foldsDir.toStdString(), control);
+    nlohmann::json summary;
+    try {
+        summary = engine::crossValidate(std::move(config), folds, m_params.foldsDir.toStdString(), control);
+    } catch (...) {
+        Q_EMIT eventsAvailable(); // whatever is still queued
+        throw;
+    }
+    Q_EMIT eventsAvailable();
     reportProgress(1.0, tr("%1 folds done").arg(folds));
     return QVariant::fromValue(toResult(m_params.foldsDir, summary));
 }

@@ -3,8 +3,11 @@
 #include "engine/run/run_config.h"
 #include "workspace/job.h"
 #include "workspace/pause_switch.h"
+#include "workspace/run_event_queue.h"
 
 #include <QAtomicInt>
+#include <QJsonObject>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
@@ -32,10 +35,14 @@ struct CrossValidationResult
 // std) and oof_predictions.jsonl (every training image scored by the fold that never saw it:
 // what the Data page's Suspected Label Errors tab reads; listFoldsRuns finds the folder).
 //
-// Progress: the fold being trained (i of K) and, within it, its optimizer steps. Pause holds the
-// fold's training between steps. Cancel (Stop) makes the fold's run write a checkpoint and end;
-// the job then ends with cancelled(), and a job on the same folder with resume set continues:
-// finished folds are kept, the unfinished one resumes from its checkpoint.
+// Progress: the fold being trained (i of K) and, within it, its optimizer steps. The folds' own
+// events (engine::crossValidate's: before each fold a log event with its number, event_key::kFold,
+// then that fold's run's events) are queued and announced as TrainJob's are (eventsAvailable(),
+// takeEvents(), with its paused and continued events), so the Train page draws each fold's
+// curves live. Pause holds the fold's training between steps. Cancel (Stop) makes the fold's run
+// write a checkpoint and end; the job then ends with cancelled(), and a job on the same folder
+// with resume set continues: finished folds are kept, the unfinished one resumes from its
+// checkpoint.
 class CrossValidationJob : public Job
 {
     Q_OBJECT
@@ -61,12 +68,15 @@ public:
     void pause();
     void resumeRun();
     bool isPaused() const;
+    // The events queued since the last call, oldest first.
+    QList<QJsonObject> takeEvents();
 
     // The config and fold count a resumed job takes from foldsDir (its fold-1 run's config.json);
     // throws EngineError when foldsDir holds no fold run.
     static engine::RunConfig savedConfig(const QString &foldsDir, int *folds);
 
 Q_SIGNALS:
+    void eventsAvailable();
     void pausedChanged(bool paused);
 
 protected:
@@ -74,9 +84,11 @@ protected:
 
 private:
     void onEvent(const nlohmann::json &event, int folds, int epochs);
+    void queueJobEvent(const char *type); // RunEventQueue::kPausedEvent, kContinuedEvent
 
     const Params m_params;
     PauseSwitch m_pause;
+    RunEventQueue m_events;
     QAtomicInt m_fold{0};
 };
 

@@ -2,10 +2,8 @@
 
 #include "engine/run/run_events.h"
 
-#include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QMutexLocker>
 
 namespace lathe::workspace {
 namespace {
@@ -40,7 +38,6 @@ TrainJob::TrainJob(Params params, QObject *parent)
     : Job(tr("Training %1").arg(QFileInfo(params.runDir).fileName()), parent)
     , m_params(std::move(params))
 {
-    m_sinceAnnounce.start();
 }
 
 void TrainJob::pause()
@@ -62,33 +59,12 @@ bool TrainJob::isPaused() const
 
 QList<QJsonObject> TrainJob::takeEvents()
 {
-    QMutexLocker lock(&m_mutex);
-    return std::exchange(m_events, {});
+    return m_events.take();
 }
 
 void TrainJob::queueJobEvent(const char *type)
 {
-    // The trainer's clock: its events' "time" is seconds since the Unix epoch too.
-    queueEvent(QJsonObject{{QLatin1String(engine::event_key::kType), QLatin1String(type)},
-                           {QLatin1String(engine::event_key::kTime), QDateTime::currentMSecsSinceEpoch() / 1000.0}});
-}
-
-void TrainJob::queueEvent(const QJsonObject &object)
-{
-    bool announce = false;
-    {
-        QMutexLocker lock(&m_mutex);
-        m_events.append(object);
-        const qint64 now = m_sinceAnnounce.elapsed();
-        const bool important = object.value(QLatin1String(engine::event_key::kType)).toString() !=
-                               QLatin1String(engine::event_type::kStep);
-        // Steps are batched; epochs, checkpoints and ends are announced at once.
-        if (important || now - m_lastAnnounceMs >= kProgressIntervalMs) {
-            m_lastAnnounceMs = now;
-            announce = true;
-        }
-    }
-    if (announce)
+    if (m_events.push(RunEventQueue::jobEvent(type)))
         Q_EMIT eventsAvailable();
 }
 
@@ -100,7 +76,8 @@ QVariant TrainJob::execute()
     control.pause = m_pause.token();
     const double epochs = m_params.resume ? 0 : m_params.config.optimizer.epochs;
     control.onEvent = [this, epochs](const nlohmann::json &event) {
-        queueEvent(QJsonDocument::fromJson(QByteArray::fromStdString(event.dump())).object());
+        if (m_events.push(event))
+            Q_EMIT eventsAvailable();
         if (event.value(engine::event_key::kType, std::string()) == engine::event_type::kEpoch && epochs > 0)
             reportProgress(std::min(1.0, (event.value(engine::event_key::kEpoch, 0.0) + 1) / epochs),
                            tr("Epoch %1 of %2").arg(event.value(engine::event_key::kEpoch, 0) + 1).arg(epochs));

@@ -4,12 +4,11 @@
 #include "engine/training/trainer.h"
 #include "workspace/job.h"
 #include "workspace/pause_switch.h"
+#include "workspace/run_event_queue.h"
 
-#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QList>
 #include <QMetaType>
-#include <QMutex>
 #include <QString>
 
 #include <optional>
@@ -33,8 +32,8 @@ struct TrainResult
 
 // A training run (engine::train, or engine::resume of an existing run folder) on a worker
 // thread. The trainer's events (step, epoch, checkpoint, log, ...) are queued and announced
-// with eventsAvailable() at most about 30 times a second, however fast the trainer steps;
-// receivers take them with takeEvents(). Pause and resume act between optimizer steps; cancel
+// with eventsAvailable() (RunEventQueue: steps at most about 30 times a second, however fast the
+// trainer steps); receivers take them with takeEvents(). Pause and resume act between optimizer steps; cancel
 // (Stop) makes the trainer write a checkpoint and end, so a stopped run can be resumed; the job
 // then ends with cancelled(), like every other job. Result: TrainResult.
 //
@@ -54,8 +53,8 @@ public:
         bool resume = false;      // continue runDir instead; config is ignored
     };
 
-    static constexpr const char *kPausedEvent = "paused";
-    static constexpr const char *kContinuedEvent = "continued";
+    static constexpr const char *kPausedEvent = RunEventQueue::kPausedEvent;
+    static constexpr const char *kContinuedEvent = RunEventQueue::kContinuedEvent;
 
     explicit TrainJob(Params params, QObject *parent = nullptr);
 
@@ -76,15 +75,11 @@ protected:
     QVariant execute() override;
 
 private:
-    void queueEvent(const QJsonObject &event);
     void queueJobEvent(const char *type); // kPausedEvent, kContinuedEvent
 
     const Params m_params;
     PauseSwitch m_pause;
-    QMutex m_mutex;
-    QList<QJsonObject> m_events;
-    QElapsedTimer m_sinceAnnounce;
-    qint64 m_lastAnnounceMs = -1000;
+    RunEventQueue m_events;
 };
 
 } // namespace lathe::workspace

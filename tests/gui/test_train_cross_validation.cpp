@@ -4,7 +4,8 @@
 // cross-validation (ResNet-18, one channel, 32 px, one epoch) through the JobManager, with
 // progress per fold, the Start button held while it runs, folds.json (two fold metrics, their
 // mean and std) and oof_predictions.jsonl (one row per training image, with its label set) in a
-// folder of the runs folder that listFoldsRuns finds, and the mean shown on the page. Stop ends
+// folder of the runs folder that listFoldsRuns finds, each fold's curves drawn live from its
+// start, and the mean shown on the page. Stop ends
 // the job cancelled with fold-1 checkpointed, and Continue finishes the same folder. With
 // LATHE_TRAIN_CV_SCREENSHOT=FILE.png it also saves the page with the finished result.
 #include "engine/dataset/demo_data.h"
@@ -14,6 +15,7 @@
 #include "train/augmentation_editor.h"
 #include "train/run_config_form.h"
 #include "train/train_page.h"
+#include "train/training_curves.h"
 #include "workspace/cross_validation_job.h"
 #include "workspace/job_manager.h"
 #include "workspace/label_issues_job.h"
@@ -190,6 +192,10 @@ private Q_SLOTS:
         const auto inFold2 = [](const QString &s) { return s.startsWith(QStringLiteral("Fold 2 of 2")); };
         QVERIFY2(std::any_of(statuses.begin(), statuses.end(), inFold2), qPrintable(statuses.join(QLatin1Char('|'))));
         QCOMPARE(job->state(), workspace::Job::State::Finished);
+        // The Live tab drew the folds as they trained, each from its start: fold 2's one epoch
+        // is all it holds at the end, with its steps.
+        QCOMPARE(page.curves()->epochPoints(), 1);
+        QVERIFY(page.curves()->stepPoints() > 0);
 
         // folds.json: two fold metrics, mAP for a multi-label dataset.
         const QJsonObject folds = readJsonObject(QDir(dir).filePath(QStringLiteral("folds.json")));

@@ -41,6 +41,8 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace lathe::ui {
 namespace {
 
@@ -126,7 +128,11 @@ TrainPage::TrainPage(workspace::JobManager *jobs, QWidget *parent)
     layout->addWidget(m_cvLabel);
     layout->addWidget(m_tabs, 1);
 
-    connect(m_live, &TrainingLivePanel::statusChanged, m_status, &QLabel::setText);
+    // During a cross-validation the status line says the fold, from the job's progress.
+    connect(m_live, &TrainingLivePanel::statusChanged, this, [this](const QString &text) {
+        if (!m_cvJob)
+            m_status->setText(text);
+    });
     connect(m_start, &QPushButton::clicked, this, &TrainPage::startRun);
     connect(m_crossValidate, &QPushButton::clicked, this, &TrainPage::startCrossValidation);
     connect(m_cvLabel, &QLabel::linkActivated, this, [this](const QString &link) {
@@ -676,6 +682,22 @@ void TrainPage::takeEvents()
         m_live->addEvents(m_job->takeEvents());
 }
 
+void TrainPage::takeCrossValidationEvents()
+{
+    if (!m_cvJob)
+        return;
+    // Each fold is a run of its own: its curves start afresh at the log event naming it.
+    QList<QJsonObject> fold;
+    for (const QJsonObject &event : m_cvJob->takeEvents()) {
+        if (event.value(QLatin1String(engine::event_key::kFold)).toInt() > 0) {
+            m_live->addEvents(std::exchange(fold, {}));
+            m_live->startRun(false);
+        }
+        fold.append(event);
+    }
+    m_live->addEvents(fold);
+}
+
 void TrainPage::jobEnded(const QString &state, const QString &message)
 {
     takeEvents();
@@ -761,6 +783,9 @@ void TrainPage::startCrossValidationJob(const QString &foldsDir, bool resume, co
     m_cvResult.reset();
     m_cvLabel->clear();
     m_cvLabel->hide();
+    m_live->startRun(false);
+    connect(job, &workspace::CrossValidationJob::eventsAvailable, this, &TrainPage::takeCrossValidationEvents,
+            Qt::QueuedConnection);
     connect(job, &workspace::Job::progressChanged, this, [this, job](double, const QString &status) {
         if (job == m_cvJob && !status.isEmpty())
             m_status->setText(tr("Cross-validation: %1").arg(status));
@@ -775,10 +800,11 @@ void TrainPage::startCrossValidationJob(const QString &foldsDir, bool resume, co
             [this] { crossValidationEndedWith(QString::fromLatin1(engine::event_type::kCancelled), {}, {}); });
     connect(job, &workspace::CrossValidationJob::pausedChanged, this, &TrainPage::updateButtons);
     m_status->setText(resume ? tr("Continuing the cross-validation in %1…").arg(QDir::toNativeSeparators(m_cvDir))
-                             : tr("Starting %1-fold cross-validation in %2… (the folds' curves are not drawn live; "
-                                  "each fold is a run folder inside it)")
+                             : tr("Starting %1-fold cross-validation in %2… (each fold is a run folder inside it; "
+                                  "the Live tab draws the fold being trained)")
                                    .arg(folds)
                                    .arg(QDir::toNativeSeparators(m_cvDir)));
+    m_tabs->setCurrentIndex(1);
     m_jobs->start(job);
     updateButtons();
     Q_EMIT crossValidationStarted(m_cvDir);
@@ -786,6 +812,7 @@ void TrainPage::startCrossValidationJob(const QString &foldsDir, bool resume, co
 
 void TrainPage::crossValidationEndedWith(const QString &state, const QVariant &result, const QString &message)
 {
+    takeCrossValidationEvents();
     const QString dir = m_cvDir;
     const QString shown = QDir::toNativeSeparators(dir).toHtmlEscaped();
     m_cvJob = nullptr;

@@ -163,6 +163,8 @@ private:
     void updatePreview();
     void startJob(const QString &runDir, bool resume, const nlohmann::json &config);
     void takeEvents();
+    // The cross-validation's queued events into the Live tab, each fold's curves from its start.
+    void takeCrossValidationEvents();
     void jobEnded(const QString &state, const QString &message);
     void startCrossValidationJob(const QString &foldsDir, bool resume, const nlohmann::json &config, int folds);
     void crossValidationEndedWith(const QString &state, const QVariant &result, const QString &message);
