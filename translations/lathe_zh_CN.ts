@@ -5807,10 +5807,6 @@ Index: %2</source>
         <translation>正在继续 %1 中的交叉验证…</translation>
     </message>
     <message>
-        <source>Starting %1-fold cross-validation in %2… (the folds&apos; curves are not drawn live; each fold is a run folder inside it)</source>
-        <translation>正在 %2 中开始 %1 折交叉验证…（不实时绘制各折的曲线；每折是其中的一个运行文件夹）</translation>
-    </message>
-    <message>
         <source>%1-fold cross-validation: %2 %3 ± %4 (folds: %5)</source>
         <translation>%1 折交叉验证：%2 %3 ± %4（各折：%5）</translation>
     </message>
@@ -5845,6 +5841,10 @@ Index: %2</source>
     <message>
         <source>Cross-validation failed in %1.</source>
         <translation>%1 中的交叉验证失败。</translation>
+    </message>
+    <message>
+        <source>Starting %1-fold cross-validation in %2… (each fold is a run folder inside it; the Live tab draws the fold being trained)</source>
+        <translation>正在 %2 中开始 %1 折交叉验证…（每一折都是其中的一个运行文件夹；“实时”选项卡绘制正在训练的那一折）</translation>
     </message>
 </context>
 <context>
