@@ -7,6 +7,7 @@
 #include "workspace/job_manager.h"
 #include "workspace/project.h"
 #include "workspace/project_connection.h"
+#include "workspace/run_event_queue.h"
 #include "workspace/train_job.h"
 #include "workspace/workspace_error.h"
 
@@ -19,6 +20,8 @@
 
 #include <atomic>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 using namespace lathe;
 using namespace lathe::workspace;
@@ -201,6 +204,28 @@ private Q_SLOTS:
         // The worker made 200k reports; receivers get a few per 33 ms, far from all of them.
         QVERIFY2(spies.progress.count() < reports / 100, qPrintable(QString::number(spies.progress.count())));
         QCOMPARE(spies.progress.last().at(0).toDouble(), 1.0);
+    }
+
+    // A run's events (TrainJob's, CrossValidationJob's) reach the GUI all of them and in order;
+    // steps are announced a few per 33 ms however fast they come, any other event at once.
+    void runEventQueueKeepsEveryEventAndThrottlesSteps()
+    {
+        RunEventQueue queue;
+        constexpr int steps = 100000;
+        int announced = 0;
+        for (int i = 0; i < steps; ++i)
+            announced += queue.push(QJsonObject{{QStringLiteral("type"), QStringLiteral("step")}, {QStringLiteral("step"), i}});
+        QVERIFY2(announced >= 1 && announced < steps / 100, qPrintable(QString::number(announced)));
+        QVERIFY(queue.push(nlohmann::json{{"type", "epoch"}, {"epoch", 0}}));
+        QVERIFY(queue.push(RunEventQueue::jobEvent(RunEventQueue::kPausedEvent)));
+        const QList<QJsonObject> events = queue.take();
+        QCOMPARE(events.size(), steps + 2);
+        for (int i = 0; i < steps; ++i)
+            QCOMPARE(events.at(i).value(QStringLiteral("step")).toInt(), i);
+        QCOMPARE(events.at(steps).value(QStringLiteral("type")).toString(), QStringLiteral("epoch"));
+        QCOMPARE(events.last().value(QStringLiteral("type")).toString(), QStringLiteral("paused"));
+        QVERIFY(events.last().value(QStringLiteral("time")).toDouble() > 1.7e9); // seconds since 1970
+        QVERIFY(queue.take().isEmpty());
     }
 
     void clearEndedRemovesOnlyEndedJobs()
