@@ -1,16 +1,17 @@
 #pragma once
 
+#include "common/heat_map_grid.h"
+
 #include <QStringList>
 #include <QVector>
-#include <QWidget>
 
 namespace lathe::ui {
 
-// A confusion matrix as a heat map painted with QPainter: true classes down the left,
+// A confusion matrix as a heat map: true classes down the left,
 // predicted classes along the top, a cell's colour its share of the true class's images.
 // Cells show counts or row-normalised shares (setNormalized); hovering shows both; clicking
 // a cell emits cellClicked(trueClass, predictedClass).
-class ConfusionMatrixView : public QWidget
+class ConfusionMatrixView : public HeatMapGrid
 {
     Q_OBJECT
 
@@ -27,50 +28,34 @@ public:
     void setNormalized(bool normalized);
     bool isNormalized() const { return m_normalized; }
 
-    const QStringList &classes() const { return m_classes; }
+    const QStringList &classes() const { return names(); }
     qint64 count(int trueClass, int predictedClass) const;
     // count / the true class's images (0 for a class without images).
     double share(int trueClass, int predictedClass) const;
     qint64 total() const; // of the counts
-    // The cell's rectangle in widget coordinates (empty when out of range).
-    QRect cellRect(int trueClass, int predictedClass) const;
-    // The cell under pos: {trueClass, predictedClass}, or {-1, -1}.
-    QPoint cellAt(const QPoint &pos) const;
+    // cellRect(trueClass, predictedClass), cellAt(pos): {trueClass, predictedClass}.
     // The text a cell shows (tests, accessibility).
     QString cellText(int trueClass, int predictedClass) const;
     int selectedTrue() const { return m_selected.x(); }
     int selectedPredicted() const { return m_selected.y(); }
 
+    QString toolTipFor(int trueClass, int predictedClass) const override;
+
     QSize sizeHint() const override;
-    QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
     void cellClicked(int trueClass, int predictedClass);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
-    void mouseMoveEvent(QMouseEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
-    void leaveEvent(QEvent *event) override;
-    void resizeEvent(QResizeEvent *event) override;
-    bool event(QEvent *event) override;
 
 private:
-    void updateLayout();
-    QString toolTipFor(int trueClass, int predictedClass) const;
-
-    QStringList m_classes;
     QVector<QVector<qint64>> m_counts;
     QVector<qint64> m_rowTotals;
     qint64 m_total = 0;
     bool m_normalized = false;
-    QPoint m_hover{-1, -1};
     QPoint m_selected{-1, -1};
-    // Layout, recomputed on resize and on new data.
-    QRect m_grid;
-    double m_cell = 0;
-    int m_leftLabels = 0;
-    int m_topLabels = 0;
 };
 
 } // namespace lathe::ui
