@@ -172,3 +172,7 @@ fi
 # started there, its curves arriving live.
 shot train-live light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 mousemove 838 50 click 1 \
   sleep 25" "$TMP/demo/project"
+# After it, as it adds a cross-validation folder: the quick recipe cross-validated in 2 folds,
+# the second fold's curves arriving live.
+shot train-cross-validation light "" "mousemove 40 121 click 1 sleep 10 mousemove 850 325 click 1 sleep 8 \
+  mousemove 965 56 click --repeat 3 --delay 300 1 sleep 1 mousemove 1025 50 click 1 sleep 42" "$TMP/demo/project"
