@@ -67,8 +67,10 @@ found = len(flipped & set(top))
 accuracy = np.mean([int(np.argmax(r["probs"]) == r["label"]) for r in rows])
 print(f"images {n}, flipped {len(flipped)}, out-of-fold accuracy {accuracy:.3f}, "
       f"issues {len(names)}, flipped in the top 10%: {found} ({found / len(flipped):.0%})")
-# Measured 2026-12-04: 27 of 30 (90%) at an out-of-fold accuracy of 0.68 (the issue asks 60%).
-assert found >= 0.75 * len(flipped), "confident learning found too few of the flipped labels"
+# Measured with the same seed: 27 of 30 (90%) at an out-of-fold accuracy of 0.68 on an AMD EPYC
+# host (2026-12-04); 22 of 30 (73%) at 0.692 on an Intel Xeon host (2026-12-05), the CPU's
+# kernels training the folds a little differently. The bar is the issue's: 60%.
+assert found >= 0.6 * len(flipped), "confident learning found too few of the flipped labels"
 labels = np.array([r["label"] for r in rows])
 probs = np.array([r["probs"] for r in rows])
 probs = probs / probs.sum(axis=1, keepdims=True)
