@@ -92,22 +92,36 @@ bool HeatMapGrid::paintEmpty(QPainter &painter, const QString &message) const
     return true;
 }
 
-void HeatMapGrid::paintCell(QPainter &painter, int row, int column, double share, const QString &text, bool bold) const
+void HeatMapGrid::paintCells(QPainter &painter, const std::function<double(int, int)> &share,
+                             const std::function<QString(int, int)> &text, bool boldDiagonal) const
 {
-    const QRect cell = cellRect(row, column);
     const QColor high(31, 96, 181);
     const QColor low = palette().color(QPalette::Base);
-    painter.fillRect(cell, QColor::fromRgbF(low.redF() + (high.redF() - low.redF()) * share,
-                                            low.greenF() + (high.greenF() - low.greenF()) * share,
-                                            low.blueF() + (high.blueF() - low.blueF()) * share));
-    QFont cellFont = font();
-    cellFont.setBold(bold);
-    const QFontMetrics fm(cellFont);
-    if (m_cell < fm.height() + 2 || fm.horizontalAdvance(text) + 4 > cell.width())
-        return;
-    painter.setFont(cellFont);
-    painter.setPen(share > 0.5 ? QColor(Qt::white) : palette().color(QPalette::Text));
-    painter.drawText(cell, Qt::AlignCenter, text);
+    const QColor dark = palette().color(QPalette::Text);
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics plainMetrics(font());
+    const QFontMetrics boldMetrics(bold);
+    const bool texts = m_cell >= plainMetrics.height() + 2;
+    const int n = int(m_names.size());
+    for (int row = 0; row < n; ++row) {
+        for (int column = 0; column < n; ++column) {
+            const QRect cell = cellRect(row, column);
+            const double s = share(row, column);
+            painter.fillRect(cell, QColor::fromRgbF(low.redF() + (high.redF() - low.redF()) * s,
+                                                    low.greenF() + (high.greenF() - low.greenF()) * s,
+                                                    low.blueF() + (high.blueF() - low.blueF()) * s));
+            if (!texts)
+                continue;
+            const bool isBold = boldDiagonal && row == column;
+            const QString label = text(row, column);
+            if ((isBold ? boldMetrics : plainMetrics).horizontalAdvance(label) + 4 > cell.width())
+                continue;
+            painter.setFont(isBold ? bold : font());
+            painter.setPen(s > 0.5 ? QColor(Qt::white) : dark);
+            painter.drawText(cell, Qt::AlignCenter, label);
+        }
+    }
     painter.setFont(font());
 }
 

@@ -3,6 +3,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
+
 namespace lathe::ui {
 
 // The square grid of a heat map painted with QPainter (ConfusionMatrixView,
@@ -44,9 +46,11 @@ protected:
 
     // The background; with no names, the message in its middle, and true.
     bool paintEmpty(QPainter &painter, const QString &message) const;
-    // A cell in its colour (the palette's base at share 0, blue at 1) with its text, when the
-    // text fits (white on the darker half).
-    void paintCell(QPainter &painter, int row, int column, double share, const QString &text, bool bold = false) const;
+    // Every cell in its colour (the palette's base at share 0, blue at 1) and, where the cells are
+    // tall enough and the text fits, its text (white on the darker half; bold on the diagonal
+    // with boldDiagonal). text is asked for only when cells are tall enough to show it.
+    void paintCells(QPainter &painter, const std::function<double(int row, int column)> &share,
+                    const std::function<QString(int row, int column)> &text, bool boldDiagonal = false) const;
     // The frame, the hovered cell outlined in the text colour and `selected` (when >= 0) in the
     // highlight colour; then the names, when the cells are tall enough for them.
     void paintFrameAndNames(QPainter &painter, QPoint selected = {-1, -1}) const;

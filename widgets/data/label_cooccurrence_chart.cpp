@@ -59,11 +59,10 @@ void LabelCooccurrenceChart::paintEvent(QPaintEvent *)
     QPainter painter(this);
     if (paintEmpty(painter, tr("No labels to show.")))
         return;
-    const int n = int(m_data.labels.size());
     const QLocale locale;
-    for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c)
-            paintCell(painter, r, c, share(r, c), locale.toString(count(r, c)), r == c);
+    paintCells(
+        painter, [this](int r, int c) { return share(r, c); },
+        [this, &locale](int r, int c) { return locale.toString(count(r, c)); }, true);
     paintFrameAndNames(painter);
     QFont bold = font();
     bold.setBold(true);

@@ -88,10 +88,8 @@ void ConfusionMatrixView::paintEvent(QPaintEvent *)
     QPainter painter(this);
     if (paintEmpty(painter, tr("No evaluation to show.")))
         return;
-    const int n = int(m_counts.size());
-    for (int t = 0; t < n; ++t)
-        for (int p = 0; p < n; ++p)
-            paintCell(painter, t, p, share(t, p), cellText(t, p));
+    paintCells(
+        painter, [this](int t, int p) { return share(t, p); }, [this](int t, int p) { return cellText(t, p); });
     paintFrameAndNames(painter, m_selected);
     const QRect grid = this->grid();
     QFont bold = font();
